@@ -1,0 +1,61 @@
+# Set-up, build and test entry points (see README.md). Everything installs into .venv.
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+BUILD := build
+JOBS ?= $(shell nproc)
+
+BASE_DEPS := "scikit-build-core>=0.10" "nanobind>=2.4" "numpy>=2" "ml_dtypes>=0.4" "cmake>=3.25" ninja
+TEST_DEPS := "pytest>=8" "psutil>=5" "ruff>=0.6"
+
+.PHONY: demo test install test-cpp test-python bench lint format gpu clean
+
+$(VENV)/.base:
+	$(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q $(BASE_DEPS)
+	touch $@
+
+$(VENV)/.test: $(VENV)/.base
+	$(VPY) -m pip install -q $(TEST_DEPS)
+	touch $@
+
+install: $(VENV)/.base
+	$(VPY) -m pip install -q --no-build-isolation --no-deps .
+
+demo: install
+	$(VPY) -m ember demo
+
+test: $(VENV)/.test install test-cpp test-python lint
+
+test-cpp: $(VENV)/.base
+	PATH=$(abspath $(VENV))/bin:$$PATH cmake -S . -B $(BUILD)/cpp -G Ninja -DEMBER_BUILD_TESTS=ON
+	PATH=$(abspath $(VENV))/bin:$$PATH cmake --build $(BUILD)/cpp -j $(JOBS)
+	PATH=$(abspath $(VENV))/bin:$$PATH ctest --test-dir $(BUILD)/cpp --output-on-failure -j $(JOBS)
+
+test-python: $(VENV)/.test
+	$(VPY) -m pytest -q -p no:cacheprovider tests/python
+
+lint: $(VENV)/.test
+	$(VENV)/bin/ruff check python tests bench
+	$(VENV)/bin/ruff format --check python tests bench
+	@if command -v clang-format >/dev/null; then \
+	  clang-format --dry-run --Werror $$(git ls-files '*.cpp' '*.hpp' '*.inc'); \
+	else echo "clang-format not found: C++ format check skipped"; fi
+
+format: $(VENV)/.test
+	$(VENV)/bin/ruff format python tests bench
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.inc')
+
+bench: install
+	$(VPY) -m ember.bench
+
+# On the GPU machine (run from the repository root there): build, test, benchmark.
+gpu:
+	python3 -m pip install -q --no-build-isolation --no-deps .
+	python3 -m pytest -q -p no:cacheprovider tests/python
+	python3 -m ember demo
+	python3 -m ember.bench --quick
+
+clean:
+	rm -rf $(BUILD) $(VENV)

@@ -1,0 +1,124 @@
+// Array: a strided view (storage + offset + shape + strides + dtype) and Scalar, a typed value.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "ember/device.hpp"
+#include "ember/dtype.hpp"
+#include "ember/shape.hpp"
+#include "ember/storage.hpp"
+
+namespace ember {
+
+// A single value with a dtype. Values from Python (or C++ literals) are `weak`: they adopt the
+// dtype of the array they meet, following NEP 50.
+struct Scalar {
+    DType dtype = DType::float64;
+    WeakKind weak = WeakKind::none;
+    bool b = false;
+    int64_t i = 0;
+    uint64_t u = 0;               // integers above INT64_MAX (uint64)
+    std::complex<double> c{0.0};  // floats keep their value in c.real()
+
+    Scalar() = default;
+    Scalar(bool v) : dtype(DType::bool_), weak(WeakKind::boolean), b(v), i(v), u(v), c(v) {}
+    Scalar(int v) : Scalar(int64_t(v)) {}
+    Scalar(int64_t v)
+        : dtype(DType::int64),
+          weak(WeakKind::integer),
+          b(v != 0),
+          i(v),
+          u(uint64_t(v)),
+          c(double(v)) {}
+    Scalar(double v)
+        : dtype(DType::float64), weak(WeakKind::floating), b(v != 0), i(int64_t(0)), c(v) {}
+    Scalar(std::complex<double> v)
+        : dtype(DType::complex128), weak(WeakKind::complex), b(v != 0.0), c(v) {}
+    static Scalar from_uint64(uint64_t v);  // weak integer above INT64_MAX
+    // A strong (typed) scalar: exactly `t`, as if it were a 0-d array.
+    Scalar strong(DType t) const;
+
+    bool is_unsigned_big() const {
+        return weak == WeakKind::integer && u > uint64_t(INT64_MAX) && i < 0;
+    }
+    double as_double() const { return c.real(); }
+    // Writes the value converted to `t` into `dst` (itemsize(t) bytes). With `check_range`, a
+    // weak integer that does not fit an integer type raises OverflowError (as NumPy 2 does).
+    void store(DType t, void* dst, bool check_range, const char* who) const;
+};
+
+class Array {
+public:
+    Array() = default;
+    Array(std::shared_ptr<Storage> storage, int64_t offset, Shape shape, Strides strides,
+          DType dtype)
+        : storage_(std::move(storage)),
+          offset_(offset),
+          shape_(std::move(shape)),
+          strides_(std::move(strides)),
+          dtype_(dtype) {}
+
+    // Uninitialized C-contiguous array (ValueError/MemoryError for impossible sizes).
+    static Array empty(const Shape& shape, DType dtype, Device device = default_device());
+
+    bool defined() const { return storage_ != nullptr; }
+    const Shape& shape() const { return shape_; }
+    const Strides& strides() const { return strides_; }  // in elements
+    DType dtype() const { return dtype_; }
+    int ndim() const { return int(shape_.size()); }
+    int64_t size() const { return numel(shape_); }
+    int64_t itemsize() const { return ember::itemsize(dtype_); }
+    int64_t nbytes() const { return size() * itemsize(); }
+    int64_t offset() const { return offset_; }
+    Device device() const { return storage_->device(); }
+    const std::shared_ptr<Storage>& storage() const { return storage_; }
+    // Address of the first element (host or device pointer).
+    char* data() const { return static_cast<char*>(storage_->data()) + offset_ * itemsize(); }
+
+    bool is_contiguous() const;  // C order
+    bool is_f_contiguous() const;
+
+    // ---- views (share storage) ----
+    Array view(Shape shape, Strides strides, int64_t offset_delta = 0) const;
+    Array reshape(const Shape& shape) const;  // a view when possible, else a copy
+    std::optional<Array> reshape_view(const Shape& shape) const;  // nullopt when not a view
+    Array transpose() const;                                      // reverses the axes
+    Array permute(const std::vector<int64_t>& axes) const;
+    Array swapaxes(int64_t a, int64_t b) const;
+    Array broadcast_to(const Shape& shape) const;
+    Array expand_dims(int64_t axis) const;
+    Array squeeze() const;
+    Array squeeze(const std::vector<int64_t>& axes) const;
+    Array slice(int axis, int64_t start, int64_t stop, int64_t step) const;  // normalized bounds
+    Array select(int axis, int64_t index) const;                             // removes `axis`
+    Array diagonal_view(int64_t k = 0) const;                                // of the last two axes
+    Array flatten_view_or_copy() const { return reshape({size()}); }
+
+    // ---- copies ----
+    Array copy() const;  // C-contiguous copy on the same device
+    Array contiguous() const { return is_contiguous() ? *this : copy(); }
+    Array astype(DType dtype, bool copy = true) const;
+    Array to(Device device) const;  // copy to another device (a view of itself when same)
+
+    // Host value of a one-element array.
+    Scalar item() const;
+    template <class T>
+    T item() const;
+
+    // Writes `src` (broadcast, cast) into this view.
+    void assign(const Array& src) const;
+    void fill(const Scalar& value) const;
+
+private:
+    std::shared_ptr<Storage> storage_;
+    int64_t offset_ = 0;  // in elements
+    Shape shape_;
+    Strides strides_;
+    DType dtype_ = DType::float32;
+};
+
+}  // namespace ember

@@ -1,0 +1,40 @@
+// ember's exception hierarchy; the Python bindings map each class to the matching builtin.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace ember {
+
+class Error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class ValueError : public Error {
+public:
+    using Error::Error;
+};
+class TypeError : public Error {
+public:
+    using Error::Error;
+};
+class IndexError : public Error {
+public:
+    using Error::Error;
+};
+class OverflowError : public Error {
+public:
+    using Error::Error;
+};
+class MemoryError : public Error {
+public:
+    using Error::Error;
+};
+// An axis out of range: a ValueError and an IndexError at once, like numpy.exceptions.AxisError.
+class AxisError : public ValueError {
+public:
+    using ValueError::ValueError;
+};
+
+}  // namespace ember

@@ -1,0 +1,147 @@
+// The C++ operations on arrays: elementwise ops (one function per op-table row), reductions,
+// creation, manipulation, indexing, and the usual operators.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "ember/array.hpp"
+#include "ember/optable.hpp"
+
+namespace ember {
+
+// An elementwise operand: an array, or a weak scalar (a C++/Python literal).
+struct Operand {
+    Array array;
+    Scalar scalar;
+    bool is_scalar = false;
+
+    Operand(const Array& a) : array(a) {}
+    Operand(Array&& a) : array(std::move(a)) {}
+    Operand(const Scalar& s) : scalar(s), is_scalar(true) {}
+    Operand(bool v) : scalar(v), is_scalar(true) {}
+    Operand(int v) : scalar(v), is_scalar(true) {}
+    Operand(int64_t v) : scalar(v), is_scalar(true) {}
+    Operand(double v) : scalar(v), is_scalar(true) {}
+    Operand(std::complex<double> v) : scalar(v), is_scalar(true) {}
+    DType dtype() const { return is_scalar ? scalar.dtype : array.dtype(); }
+};
+
+// Resolves the dtypes of an op: the loop (compute) dtype and the output dtype; TypeError when
+// the op has no loop for the inputs.
+struct OpTypes {
+    DType loop;
+    DType out;
+};
+OpTypes resolve_op_types(ops::OpId op, std::span<const Operand> operands);
+DType result_type(std::span<const Operand> operands);
+
+// Runs an elementwise op. With `out`, writes into it (in-place ops; NumPy's same_kind casting).
+Array map(ops::OpId op, std::span<const Operand> operands, const Array* out = nullptr);
+
+#define EMBER_DECLARE_OP_1(name) Array name(const Operand& a);
+#define EMBER_DECLARE_OP_2(name) Array name(const Operand& a, const Operand& b);
+#define EMBER_DECLARE_OP_3(name) Array name(const Operand& a, const Operand& b, const Operand& c);
+#define EMBER_DECLARE_OP(name, arity, loops, out, flags) EMBER_DECLARE_OP_##arity(name)
+EMBER_ELEMENTWISE_OPS(EMBER_DECLARE_OP)
+#undef EMBER_DECLARE_OP
+#undef EMBER_DECLARE_OP_1
+#undef EMBER_DECLARE_OP_2
+#undef EMBER_DECLARE_OP_3
+
+// ---- reductions -------------------------------------------------------------------------------
+// `axes` empty optional = all axes. dtype = accumulation/result dtype (NumPy's rules if absent).
+using Axes = std::optional<std::vector<int64_t>>;
+Array sum(const Array& x, const Axes& axes = std::nullopt, bool keepdims = false,
+          std::optional<DType> dtype = std::nullopt);
+Array prod(const Array& x, const Axes& axes = std::nullopt, bool keepdims = false,
+           std::optional<DType> dtype = std::nullopt);
+Array max(const Array& x, const Axes& axes = std::nullopt, bool keepdims = false);
+Array min(const Array& x, const Axes& axes = std::nullopt, bool keepdims = false);
+Array any(const Array& x, const Axes& axes = std::nullopt, bool keepdims = false);
+Array all(const Array& x, const Axes& axes = std::nullopt, bool keepdims = false);
+Array mean(const Array& x, const Axes& axes = std::nullopt, bool keepdims = false,
+           std::optional<DType> dtype = std::nullopt);
+Array var(const Array& x, const Axes& axes = std::nullopt, double correction = 0.0,
+          bool keepdims = false, std::optional<DType> dtype = std::nullopt);
+Array std(const Array& x, const Axes& axes = std::nullopt, double correction = 0.0,
+          bool keepdims = false, std::optional<DType> dtype = std::nullopt);
+Array argmax(const Array& x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false);
+Array argmin(const Array& x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false);
+
+// ---- creation ---------------------------------------------------------------------------------
+Array empty(const Shape& shape, DType dtype = DType::float64, Device device = default_device());
+Array zeros(const Shape& shape, DType dtype = DType::float64, Device device = default_device());
+Array ones(const Shape& shape, DType dtype = DType::float64, Device device = default_device());
+Array full(const Shape& shape, const Scalar& value, std::optional<DType> dtype = std::nullopt,
+           Device device = default_device());
+Array arange(const Scalar& start, const Scalar& stop, const Scalar& step = Scalar(int64_t(1)),
+             std::optional<DType> dtype = std::nullopt, Device device = default_device());
+Array linspace(const Scalar& start, const Scalar& stop, int64_t num,
+               std::optional<DType> dtype = std::nullopt, Device device = default_device(),
+               bool endpoint = true);
+Array eye(int64_t n, std::optional<int64_t> m = std::nullopt, int64_t k = 0,
+          DType dtype = DType::float64, Device device = default_device());
+// From host memory (copied): `data` holds numel(shape) C-ordered elements of `dtype`.
+Array from_host(const void* data, const Shape& shape, DType dtype,
+                Device device = default_device());
+template <class T>
+Array from_vector(const std::vector<T>& v, Shape shape = {}, Device device = default_device()) {
+    if (shape.empty()) shape = {int64_t(v.size())};
+    return from_host(v.data(), shape, dtype_v<T>, device);
+}
+// Copies the array's elements (C order) to host memory as `std::vector<T>` (casting).
+template <class T>
+std::vector<T> to_vector(const Array& a) {
+    Array h = a.astype(dtype_v<T>).to(cpu).contiguous();
+    const T* p = reinterpret_cast<const T*>(h.data());
+    return std::vector<T>(p, p + h.size());
+}
+
+// ---- basic indexing ---------------------------------------------------------------------------
+struct Slice {
+    std::optional<int64_t> start, stop, step;
+};
+struct NewAxis {};
+struct Ellipsis {};
+struct Index {
+    enum class Kind : uint8_t { integer, slice, newaxis, ellipsis } kind;
+    int64_t i = 0;
+    Slice s;
+    Index(int64_t v) : kind(Kind::integer), i(v) {}
+    Index(int v) : kind(Kind::integer), i(v) {}
+    Index(Slice v) : kind(Kind::slice), s(v) {}
+    Index(NewAxis) : kind(Kind::newaxis) {}
+    Index(Ellipsis) : kind(Kind::ellipsis) {}
+};
+// A view selected by basic indices (ints, slices, newaxis, ellipsis); IndexError when out of range.
+Array index(const Array& x, std::span<const Index> idx);
+// x[idx] = value (broadcast and cast into the selected view).
+void index_assign(const Array& x, std::span<const Index> idx, const Operand& value);
+
+// ---- operators --------------------------------------------------------------------------------
+inline Array operator+(const Operand& a, const Operand& b) { return add(a, b); }
+inline Array operator-(const Operand& a, const Operand& b) { return subtract(a, b); }
+inline Array operator*(const Operand& a, const Operand& b) { return multiply(a, b); }
+inline Array operator/(const Operand& a, const Operand& b) { return divide(a, b); }
+inline Array operator%(const Operand& a, const Operand& b) { return remainder(a, b); }
+inline Array operator==(const Array& a, const Operand& b) { return equal(a, b); }
+inline Array operator!=(const Array& a, const Operand& b) { return not_equal(a, b); }
+inline Array operator<(const Operand& a, const Operand& b) { return less(a, b); }
+inline Array operator<=(const Operand& a, const Operand& b) { return less_equal(a, b); }
+inline Array operator>(const Operand& a, const Operand& b) { return greater(a, b); }
+inline Array operator>=(const Operand& a, const Operand& b) { return greater_equal(a, b); }
+inline Array operator&(const Operand& a, const Operand& b) { return bitwise_and(a, b); }
+inline Array operator|(const Operand& a, const Operand& b) { return bitwise_or(a, b); }
+inline Array operator^(const Operand& a, const Operand& b) { return bitwise_xor(a, b); }
+inline Array operator<<(const Operand& a, const Operand& b) { return bitwise_left_shift(a, b); }
+inline Array operator>>(const Operand& a, const Operand& b) { return bitwise_right_shift(a, b); }
+inline Array operator-(const Array& a) { return negative(a); }
+inline Array operator~(const Array& a) { return bitwise_invert(a); }
+Array& operator+=(Array& a, const Operand& b);
+Array& operator-=(Array& a, const Operand& b);
+Array& operator*=(Array& a, const Operand& b);
+Array& operator/=(Array& a, const Operand& b);
+
+}  // namespace ember

@@ -1,0 +1,167 @@
+"""ember: NumPy-compatible arrays on NVIDIA GPUs and the CPU, with a C++ core.
+
+``import ember as np`` covers the array object, creation, elementwise math, reductions and basic
+indexing with NumPy 2 semantics (dtype promotion with weak Python scalars included). Arrays live
+on a device (``"cpu"`` or ``"cuda"``); ``ember.asnumpy`` and ``np.asarray`` move them to NumPy.
+"""
+
+from . import _core
+from ._array import asarray, asnumpy, from_dlpack
+from ._core import AxisError, Device, dtype, get_default_device, ndarray, set_default_device
+from ._core import (
+    argmax,
+    argmin,
+    broadcast_to,
+    empty,
+    expand_dims,
+    eye,
+    full,
+    linspace,
+    matrix_transpose,
+    ones,
+    permute_dims,
+    prod,
+    reshape,
+    squeeze,
+    swapaxes,
+    transpose,
+    var,
+    zeros,
+    arange,
+    astype,
+    mean,
+    std,
+    sum,
+    max,
+    min,
+    any,
+    all,
+)
+from ._core import (
+    bfloat16,
+    bool,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ._creation import empty_like, full_like, ones_like, zeros_like
+from ._dtypes import can_cast, finfo, iinfo, isdtype, result_type
+from . import cuda
+
+__version__ = _core.__version__
+
+# Every elementwise op of the C++ op table, under its Array API name.
+_ELEMENTWISE = [name for name, _ in _core.elementwise_ops()]
+globals().update({name: getattr(_core, name) for name in _ELEMENTWISE})
+
+# NumPy's spellings of the same functions.
+_ALIASES = {
+    "power": "pow",
+    "absolute": "abs",
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "arctan2": "atan2",
+    "invert": "bitwise_invert",
+    "bitwise_not": "bitwise_invert",
+    "left_shift": "bitwise_left_shift",
+    "right_shift": "bitwise_right_shift",
+    "conjugate": "conj",
+    "true_divide": "divide",
+    "mod": "remainder",
+}
+globals().update({alias: getattr(_core, name) for alias, name in _ALIASES.items()})
+
+#: ``with ember.device("cpu"): ...`` and ``ember.device("cuda")`` (like ``torch.device``).
+device = Device
+
+e = 2.718281828459045
+pi = 3.141592653589793
+inf = float("inf")
+nan = float("nan")
+newaxis = None
+
+__all__ = [
+    "AxisError",
+    "Device",
+    "all",
+    "any",
+    "arange",
+    "argmax",
+    "argmin",
+    "asarray",
+    "asnumpy",
+    "astype",
+    "bfloat16",
+    "bool",
+    "broadcast_to",
+    "can_cast",
+    "complex64",
+    "complex128",
+    "cuda",
+    "device",
+    "dtype",
+    "e",
+    "empty",
+    "empty_like",
+    "expand_dims",
+    "eye",
+    "finfo",
+    "float16",
+    "float32",
+    "float64",
+    "from_dlpack",
+    "full",
+    "full_like",
+    "get_default_device",
+    "iinfo",
+    "inf",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "isdtype",
+    "linspace",
+    "matrix_transpose",
+    "max",
+    "mean",
+    "min",
+    "nan",
+    "ndarray",
+    "newaxis",
+    "ones",
+    "ones_like",
+    "permute_dims",
+    "pi",
+    "prod",
+    "reshape",
+    "result_type",
+    "set_default_device",
+    "squeeze",
+    "std",
+    "sum",
+    "swapaxes",
+    "transpose",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "var",
+    "zeros",
+    "zeros_like",
+    *_ELEMENTWISE,
+    *_ALIASES,
+]

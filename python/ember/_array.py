@@ -1,0 +1,141 @@
+"""Conversions between ember arrays and NumPy / DLPack / Python objects, and the parts of the
+ndarray class that are naturally Python (printing, iteration, the NumPy protocols)."""
+
+import builtins
+
+import numpy as _np
+
+from . import _core
+from ._core import ndarray
+
+
+def _bfloat16():
+    try:
+        import ml_dtypes
+    except ImportError as e:  # pragma: no cover - ml_dtypes is a declared dependency
+        raise TypeError("ember: bfloat16 <-> NumPy needs the ml_dtypes package") from e
+    return _np.dtype(ml_dtypes.bfloat16)
+
+
+def _is_bfloat16(dt):
+    return dt.name == "bfloat16" and dt.itemsize == 2 and dt.kind == "V"
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None):
+    """Converts `obj` to an ember array on `device` (the default device when None).
+
+    Accepts ember arrays, Python scalars and nested sequences, NumPy arrays and scalars, objects
+    with the buffer protocol or ``__dlpack__``. CPU NumPy arrays are shared, not copied, unless
+    `copy` is True, a dtype or device change needs a copy, or they are read-only.
+    """
+    if type(obj) is ndarray or isinstance(obj, (builtins.bool, int, float, complex)):
+        return _core._asarray(obj, dtype, device, copy)
+    if isinstance(obj, (_np.ndarray, _np.generic)):
+        a = _np.asarray(obj)
+        if _is_bfloat16(a.dtype):
+            raw = _core._asarray(a.view(_np.uint16), None, None, copy, a.flags.writeable)
+            return _core._asarray(_core._view_as(raw, _core.bfloat16), dtype, device, None)
+        if not a.dtype.isnative:
+            a = a.astype(a.dtype.newbyteorder("="))
+        if a.dtype.kind not in "biufc":
+            raise TypeError(f"ember.asarray: unsupported NumPy dtype {a.dtype}")
+        return _core._asarray(a, dtype, device, copy, builtins.bool(a.flags.writeable))
+    if hasattr(obj, "__dlpack__"):
+        return from_dlpack(obj, device=device, copy=copy) if dtype is None else asarray(
+            from_dlpack(obj, device=device, copy=copy), dtype=dtype
+        )
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        raise TypeError(
+            "ember.asarray: raw bytes have no dtype; wrap them with numpy.frombuffer first"
+        )
+    try:
+        a = _np.asarray(obj)
+    except (ValueError, TypeError) as e:
+        raise type(e)(f"ember.asarray: cannot convert {type(obj).__name__}: {e}") from None
+    if a.dtype.kind not in "biufc":
+        raise TypeError(
+            f"ember.asarray: cannot convert an object of type {type(obj).__name__} "
+            f"(it gives a NumPy array of dtype {a.dtype})"
+        )
+    if copy is False:
+        raise ValueError("ember.asarray: copy=False is impossible for a Python sequence")
+    return _core._asarray(a, dtype, device, None, True)
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """Imports an object supporting the DLPack protocol (``__dlpack__``), zero-copy when it
+    lives on the CPU and `copy` is not True."""
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"ember.from_dlpack: {type(x).__name__} does not support __dlpack__")
+    return _core._asarray(x, None, device, copy, True)
+
+
+def asnumpy(x):
+    """Returns a NumPy array with the contents of `x` (a view for CPU arrays, a copy otherwise;
+    bfloat16 arrays come back as ``ml_dtypes.bfloat16``)."""
+    if not isinstance(x, ndarray):
+        return _np.asarray(x)
+    if x.device.type != "cpu":
+        x = x.cpu()
+    v = x._numpy_view()
+    if x.dtype == _core.bfloat16:
+        v = v.view(_bfloat16())
+    return v
+
+
+def _array(self, dtype=None, copy=None):
+    if self.device.type != "cpu":
+        raise TypeError(
+            f"ember: the array is on {self.device}; NumPy can only see CPU arrays. "
+            "Use ember.asnumpy(x) to copy it to the host explicitly."
+        )
+    a = asnumpy(self)
+    if dtype is not None:
+        a = a.astype(dtype, copy=False)
+    if copy:
+        a = a.copy()
+    return a
+
+
+def _repr(self):
+    text = _np.array_repr(asnumpy(self))
+    if self.device.type != "cpu":
+        text = f"{text[:-1]}, device='{self.device}')"
+    return text
+
+
+def _str(self):
+    return _np.array_str(asnumpy(self))
+
+
+def _iter(self):
+    if self.ndim == 0:
+        raise TypeError("ember: iteration over a 0-d array")
+    for i in range(self.shape[0]):
+        yield self[i]
+
+
+def _tolist(self):
+    a = asnumpy(self)
+    if self.dtype == _core.bfloat16:
+        a = a.astype(_np.float32)
+    return a.tolist()
+
+
+def _array_namespace(self, /, *, api_version=None):
+    if api_version not in (None, "2023.12", "2024.12"):
+        raise ValueError(f"ember: unsupported Array API version {api_version!r}")
+    import ember
+
+    return ember
+
+
+ndarray.__array__ = _array
+ndarray.__repr__ = _repr
+ndarray.__str__ = _str
+ndarray.__iter__ = _iter
+ndarray.tolist = _tolist
+ndarray.__array_namespace__ = _array_namespace
+ndarray.__array_priority__ = 100  # NumPy defers mixed operators to ember
+
+_core._set_asarray_hook(asarray)

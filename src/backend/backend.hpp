@@ -1,0 +1,80 @@
+// The backend interface: a small, closed set of kernel families that every device implements
+// (DESIGN.md §3). The core builds Loop descriptors (broadcast, collapsed iteration spaces) and
+// hands them here; everything else is composition above this line.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "ember/array.hpp"
+#include "ember/device.hpp"
+#include "ember/dtype.hpp"
+#include "ember/optable.hpp"
+#include "ember/shape.hpp"
+
+namespace ember::backend {
+
+inline constexpr int max_operands = 4;
+
+// An iteration space over `nops` operands of one shape; ops[0] is the output. Dimension 0 is the
+// innermost (fastest varying) one; strides are in elements; broadcast operands have stride 0.
+// An operand marked `scalar` is a single host value held in `scalar_value` (stride 0 everywhere):
+// the CPU reads it in place, the CUDA backend passes it as a kernel argument.
+struct Loop {
+    int nops = 0;
+    Dims shape;
+    Dims strides[max_operands];
+    char* data[max_operands] = {};
+    DType dtype[max_operands] = {};
+    bool scalar[max_operands] = {};
+    alignas(16) unsigned char scalar_value[max_operands][16];  // set with the scalar flag
+
+    int ndim() const { return int(shape.size()); }
+    int64_t numel() const { return ember::numel(shape); }
+    const void* operand_data(int i) const {
+        return scalar[i] ? static_cast<const void*>(scalar_value[i]) : data[i];
+    }
+};
+
+enum class ReduceOp : uint8_t { sum, prod, max, min, any, all };
+enum class ArgReduceOp : uint8_t { argmax, argmin };
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+
+    // Memory. allocate() returns nullptr when the device is out of memory.
+    virtual void* allocate(size_t nbytes, int device) = 0;
+    virtual void deallocate(void* p, size_t nbytes, int device) noexcept = 0;
+    virtual void copy_to_host(void* dst, const void* src, size_t nbytes, int device) = 0;
+    virtual void copy_from_host(void* dst, const void* src, size_t nbytes, int device) = 0;
+    virtual void synchronize(int device) = 0;
+
+    // ops[0] <- ops[1], converting between their dtypes (NumPy's unsafe casting).
+    virtual void copy(const Loop& loop) = 0;
+    // ops[0] <- ops[1], where ops[1] is a scalar of ops[0]'s dtype.
+    virtual void fill(const Loop& loop) = 0;
+    // 1-D ops[0][i] <- start + i * step, computed in int64, double or complex<double> by the kind
+    // of ops[0]'s dtype (start and step are given as that dtype's kind).
+    virtual void iota(const Loop& loop, const Scalar& start, const Scalar& step) = 0;
+    // ops[0] <- op(ops[1], ...) computed in `compute` (the op table's loop type); operands may
+    // have other dtypes, which the backend converts on the fly.
+    virtual void map(ops::OpId op, DType compute, const Loop& loop) = 0;
+    // ops[0] (stride 0 along reduced dims) <- reduction of ops[1], accumulated in `acc`. The
+    // backend initializes the output; ops[0] and ops[1] may have dtypes other than `acc`.
+    virtual void reduce(ReduceOp op, DType acc, const Loop& loop) = 0;
+    // ops[0] (int64, stride 0 along exactly one dim) <- index of the first extremum of ops[1]
+    // along that dim (NaN counts as the extremum, like NumPy).
+    virtual void arg_reduce(ArgReduceOp op, const Loop& loop) = 0;
+};
+
+// The backend for a device type, or nullptr when it is not available in this process.
+Backend* get(DeviceType type);
+// The backend for `d`; throws ValueError naming `who` when unavailable.
+Backend& of(Device d, const char* who);
+
+// The CPU backend is always present.
+Backend& cpu();
+
+}  // namespace ember::backend

@@ -1,0 +1,380 @@
+// The CPU backend: host memory, strided copies and casts, fills, and elementwise maps over the
+// op table's loops, split over the thread pool for large arrays.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include <sys/mman.h>
+
+#include "backend/cpu/cpu.hpp"
+#include "backend/cpu/reduce.hpp"
+#include "backend/cpu/thread_pool.hpp"
+#include "ember/error.hpp"
+#include "ops/convert.hpp"
+
+namespace ember::host {
+
+LoopFn map_table[ops::num_ops][num_dtypes];
+CastFn cast_table[num_dtypes][num_dtypes];
+
+void init_kernels() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        register_cast_kernels();
+        register_map_kernels_0();
+        register_map_kernels_1();
+        register_map_kernels_2();
+        register_map_kernels_3();
+    });
+}
+
+ByteLoop::ByteLoop(const backend::Loop& l) : ndim(l.ndim()), nops(l.nops) {
+    for (int d = 0; d < ndim; ++d)
+        shape[d] = l.shape[d];
+    for (int k = 0; k < nops; ++k) {
+        const int64_t isz = itemsize(l.dtype[k]);
+        base[k] = const_cast<char*>(static_cast<const char*>(l.operand_data(k)));
+        for (int d = 0; d < ndim; ++d)
+            strides[k][d] = l.scalar[k] ? 0 : l.strides[k][d] * isz;
+    }
+}
+
+namespace {
+
+// Elements per parallel task: below this an op stays on the calling thread.
+constexpr int64_t grain = 1 << 15;
+// Elements per conversion buffer in the buffered paths.
+constexpr int64_t buf_elems = 512;
+
+void copy_elements(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n, int64_t isz) {
+    if (ss == isz && ds == isz) {
+        std::memcpy(dst, src, size_t(n * isz));
+        return;
+    }
+    switch (isz) {
+        case 1:
+            for (int64_t i = 0; i < n; ++i, src += ss, dst += ds)
+                *dst = *src;
+            break;
+        case 2:
+            for (int64_t i = 0; i < n; ++i, src += ss, dst += ds)
+                std::memcpy(dst, src, 2);
+            break;
+        case 4:
+            for (int64_t i = 0; i < n; ++i, src += ss, dst += ds)
+                std::memcpy(dst, src, 4);
+            break;
+        case 8:
+            for (int64_t i = 0; i < n; ++i, src += ss, dst += ds)
+                std::memcpy(dst, src, 8);
+            break;
+        default:
+            for (int64_t i = 0; i < n; ++i, src += ss, dst += ds)
+                std::memcpy(dst, src, size_t(isz));
+    }
+}
+
+// A same-dtype 2-D copy where the operands disagree on which axis is contiguous (a transpose):
+// copy in square tiles so both sides stay in cache.
+bool tiled_copy(const ByteLoop& L, int64_t isz) {
+    if (L.ndim != 2) return false;
+    const int64_t d0 = L.strides[0][0], d1 = L.strides[0][1];
+    const int64_t s0 = L.strides[1][0], s1 = L.strides[1][1];
+    if (!(d0 == isz && s1 == isz) && !(s0 == isz && d1 == isz)) return false;
+    if (L.shape[0] < 16 || L.shape[1] < 16) return false;
+    constexpr int64_t tile = 64;
+    const int64_t n0 = L.shape[0], n1 = L.shape[1];
+    const int64_t tiles1 = (n1 + tile - 1) / tile;
+    parallel_range(tiles1, std::max<int64_t>(1, grain / (tile * n0)), [&](int64_t b, int64_t e) {
+        for (int64_t t1 = b; t1 < e; ++t1) {
+            const int64_t j0 = t1 * tile, j1 = std::min(n1, j0 + tile);
+            for (int64_t i0 = 0; i0 < n0; i0 += tile) {
+                const int64_t i1 = std::min(n0, i0 + tile);
+                for (int64_t j = j0; j < j1; ++j) {
+                    char* dst = L.base[0] + j * d1 + i0 * d0;
+                    const char* src = L.base[1] + j * s1 + i0 * s0;
+                    copy_elements(src, s0, dst, d0, i1 - i0, isz);
+                }
+            }
+        }
+    });
+    return true;
+}
+
+constexpr size_t large_block = size_t(1) << 22;  // 4 MiB
+constexpr size_t huge_page = size_t(1) << 21;
+size_t round_large(size_t n) { return (n + huge_page - 1) / huge_page * huge_page; }
+
+// Freed large blocks kept for reuse by size, up to a byte budget (EMBER_CPU_CACHE_MB, default
+// 1024; 0 disables). Oldest blocks are released first when the budget is exceeded.
+class BlockCache {
+public:
+    BlockCache() {
+        size_t mb = 1024;
+        if (const char* s = std::getenv("EMBER_CPU_CACHE_MB"))
+            mb = size_t(std::strtoull(s, nullptr, 10));
+        budget_ = mb << 20;
+    }
+    ~BlockCache() {
+        for (auto& b : blocks_)
+            std::free(b.p);
+    }
+    void* take(size_t n) {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (size_t i = blocks_.size(); i-- > 0;)
+            if (blocks_[i].n == n) {
+                void* p = blocks_[i].p;
+                blocks_.erase(blocks_.begin() + std::ptrdiff_t(i));
+                held_ -= n;
+                return p;
+            }
+        return nullptr;
+    }
+    bool put(void* p, size_t n) {
+        if (n > budget_) return false;
+        std::lock_guard<std::mutex> lock(mu_);
+        while (held_ + n > budget_ && !blocks_.empty()) {
+            std::free(blocks_.front().p);
+            held_ -= blocks_.front().n;
+            blocks_.erase(blocks_.begin());
+        }
+        blocks_.push_back({p, n});
+        held_ += n;
+        return true;
+    }
+
+private:
+    struct Block {
+        void* p;
+        size_t n;
+    };
+    std::mutex mu_;
+    std::vector<Block> blocks_;
+    size_t held_ = 0, budget_ = 0;
+};
+
+class CpuBackend final : public backend::Backend {
+public:
+    CpuBackend() { init_kernels(); }
+
+    void* allocate(size_t nbytes, int) override {
+        // Small blocks come from malloc (16-byte aligned, fast). Large ones are 2 MiB aligned,
+        // marked for transparent huge pages and recycled through a bounded cache: the kernel
+        // zeroes fresh pages on first touch, which otherwise costs more than an add itself.
+        if (nbytes < large_block) return std::malloc(std::max<size_t>(nbytes, 1));
+        const size_t n = round_large(nbytes);
+        if (void* p = cache_.take(n)) return p;
+        void* p = std::aligned_alloc(huge_page, n);
+#ifdef MADV_HUGEPAGE
+        if (p) madvise(p, n, MADV_HUGEPAGE);
+#endif
+        return p;
+    }
+    void deallocate(void* p, size_t nbytes, int) noexcept override {
+        if (!p) return;
+        if (nbytes < large_block) {
+            std::free(p);
+            return;
+        }
+        if (!cache_.put(p, round_large(nbytes))) std::free(p);
+    }
+    void copy_to_host(void* dst, const void* src, size_t n, int) override {
+        std::memcpy(dst, src, n);
+    }
+    void copy_from_host(void* dst, const void* src, size_t n, int) override {
+        std::memcpy(dst, src, n);
+    }
+    void synchronize(int) override {}
+
+    void copy(const backend::Loop& l) override {
+        ByteLoop L(l);
+        const int64_t n = l.numel();
+        if (n == 0) return;
+        if (l.dtype[0] == l.dtype[1]) {
+            const int64_t isz = itemsize(l.dtype[0]);
+            if (tiled_copy(L, isz)) return;
+            parallel_range(n, grain, [&](int64_t b, int64_t e) {
+                for_each_run(L, b, e, [&](char** p, int64_t m) {
+                    copy_elements(p[1], L.strides[1][0], p[0], L.strides[0][0], m, isz);
+                });
+            });
+            return;
+        }
+        CastFn f = cast_table[int(l.dtype[1])][int(l.dtype[0])];
+        parallel_range(n, grain, [&](int64_t b, int64_t e) {
+            for_each_run(L, b, e, [&](char** p, int64_t m) {
+                f(p[1], L.strides[1][0], p[0], L.strides[0][0], m);
+            });
+        });
+    }
+
+    void fill(const backend::Loop& l) override {
+        ByteLoop L(l);
+        const int64_t isz = itemsize(l.dtype[0]);
+        const unsigned char* v = l.scalar_value[1];
+        bool zero = std::all_of(v, v + isz, [](unsigned char c) { return c == 0; });
+        parallel_range(l.numel(), grain, [&](int64_t b, int64_t e) {
+            for_each_run(L, b, e, [&](char** p, int64_t m) {
+                char* dst = p[0];
+                const int64_t ds = L.strides[0][0];
+                if (ds == isz && zero) {
+                    std::memset(dst, 0, size_t(m * isz));
+                    return;
+                }
+                switch (isz) {
+                    case 1:
+                        fill_typed<uint8_t>(dst, ds, m, v);
+                        break;
+                    case 2:
+                        fill_typed<uint16_t>(dst, ds, m, v);
+                        break;
+                    case 4:
+                        fill_typed<uint32_t>(dst, ds, m, v);
+                        break;
+                    case 8:
+                        fill_typed<uint64_t>(dst, ds, m, v);
+                        break;
+                    default:
+                        for (int64_t i = 0; i < m; ++i, dst += ds)
+                            std::memcpy(dst, v, size_t(isz));
+                }
+            });
+        });
+    }
+
+    void iota(const backend::Loop& l, const Scalar& start, const Scalar& step) override {
+        const DType t = l.dtype[0];
+        char* dst = l.data[0];
+        const int64_t n = l.numel(), ds = l.ndim() ? l.strides[0][0] * itemsize(t) : 0;
+        visit_dtype(t, [&](auto tag) {
+            using T = decltype(tag);
+            parallel_range(n, grain, [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; ++i) {
+                    T v;
+                    if constexpr (std::is_same_v<T, bool>) {
+                        v = (start.i + i * step.i) != 0;
+                    } else if constexpr (std::is_integral_v<T>) {
+                        v = T(uint64_t(start.i) + uint64_t(i) * uint64_t(step.i));
+                    } else if constexpr (is_cplx<T>::value) {
+                        v = convert<T>(start.c + double(i) * step.c);
+                    } else {
+                        v = convert<T>(start.c.real() + double(i) * step.c.real());
+                    }
+                    std::memcpy(dst + i * ds, &v, sizeof(T));
+                }
+            });
+        });
+    }
+
+    void map(ops::OpId op, DType compute, const backend::Loop& l) override {
+        LoopFn fn = map_table[int(op)][int(compute)];
+        if (!fn)
+            throw TypeError("ember." + std::string(ops::info(op).name) +
+                            ": no CPU loop for dtype " + std::string(name(compute)));
+        const ops::OpInfo& oi = ops::info(op);
+        const DType out_t = oi.out == ops::OutRule::boolean ? DType::bool_
+                            : oi.out == ops::OutRule::real  ? real_dtype(compute)
+                                                            : compute;
+        ByteLoop L(l);
+        const int64_t n = l.numel();
+        if (n == 0) return;
+        bool direct = l.dtype[0] == out_t;
+        for (int k = 1; k < l.nops; ++k)
+            direct = direct && l.dtype[k] == compute;
+        if (direct) {
+            parallel_range(n, grain, [&](int64_t b, int64_t e) {
+                int64_t s[backend::max_operands];
+                for (int k = 0; k < L.nops; ++k)
+                    s[k] = L.ndim ? L.strides[k][0] : 0;
+                for_each_run(L, b, e, [&](char** p, int64_t m) { fn(p, s, m); });
+            });
+            return;
+        }
+        // Buffered: convert inputs to the compute type chunk by chunk (scalars once), run the
+        // loop on contiguous buffers, convert the result back. Memory stays O(chunk).
+        const int64_t csz = itemsize(compute), osz = itemsize(out_t);
+        alignas(16) unsigned char scal[backend::max_operands][16];
+        for (int k = 1; k < l.nops; ++k)
+            if (l.scalar[k] && l.dtype[k] != compute)
+                cast_table[int(l.dtype[k])][int(compute)](
+                    static_cast<const char*>(l.operand_data(k)), 0,
+                    reinterpret_cast<char*>(scal[k]), 0, 1);
+        parallel_range(n, grain, [&](int64_t b, int64_t e) {
+            alignas(64) unsigned char buf[backend::max_operands][buf_elems * 16];
+            for_each_run(L, b, e, [&](char** p, int64_t m) {
+                for (int64_t off = 0; off < m; off += buf_elems) {
+                    const int64_t c = std::min(buf_elems, m - off);
+                    char* q[backend::max_operands];
+                    int64_t s[backend::max_operands];
+                    for (int k = 1; k < L.nops; ++k) {
+                        const int64_t st = L.ndim ? L.strides[k][0] : 0;
+                        const char* src = p[k] + off * st;
+                        if (l.dtype[k] == compute) {
+                            q[k] = const_cast<char*>(src);
+                            s[k] = st;
+                        } else if (l.scalar[k]) {
+                            q[k] = reinterpret_cast<char*>(scal[k]);
+                            s[k] = 0;
+                        } else {
+                            cast_table[int(l.dtype[k])][int(compute)](
+                                src, st, reinterpret_cast<char*>(buf[k]), csz, c);
+                            q[k] = reinterpret_cast<char*>(buf[k]);
+                            s[k] = csz;
+                        }
+                    }
+                    const int64_t ost = L.ndim ? L.strides[0][0] : 0;
+                    char* dst = p[0] + off * ost;
+                    if (l.dtype[0] == out_t) {
+                        q[0] = dst;
+                        s[0] = ost;
+                        fn(q, s, c);
+                    } else {
+                        q[0] = reinterpret_cast<char*>(buf[0]);
+                        s[0] = osz;
+                        fn(q, s, c);
+                        cast_table[int(out_t)][int(l.dtype[0])](q[0], osz, dst, ost, c);
+                    }
+                }
+            });
+        });
+    }
+
+    void reduce(backend::ReduceOp op, DType acc, const backend::Loop& l) override {
+        host::reduce(op, acc, l);
+    }
+    void arg_reduce(backend::ArgReduceOp op, const backend::Loop& l) override {
+        host::arg_reduce(op, l);
+    }
+
+private:
+    BlockCache cache_;
+
+    template <class U>
+    static void fill_typed(char* dst, int64_t ds, int64_t m, const unsigned char* v) {
+        U x;
+        std::memcpy(&x, v, sizeof(U));
+        if (ds == sizeof(U)) {
+            U* d = reinterpret_cast<U*>(dst);
+            for (int64_t i = 0; i < m; ++i)
+                d[i] = x;
+        } else {
+            for (int64_t i = 0; i < m; ++i, dst += ds)
+                std::memcpy(dst, &x, sizeof(U));
+        }
+    }
+};
+
+}  // namespace
+
+}  // namespace ember::host
+
+namespace ember::backend {
+
+Backend& cpu() {
+    static host::CpuBackend b;
+    return b;
+}
+
+}  // namespace ember::backend

@@ -1,0 +1,231 @@
+// The elementwise front-end: dtype resolution from the op table (NumPy's loop search with NEP 50
+// weak scalars), broadcasting, output allocation or in-place checks, then one backend map call.
+#include <string>
+#include <vector>
+
+#include "core/internal.hpp"
+#include "ember/error.hpp"
+#include "ember/ops.hpp"
+
+namespace ember {
+
+namespace {
+
+// NumPy's order of loop types: the first one the inputs cast to safely wins.
+constexpr DType loop_order[] = {
+    DType::bool_,    DType::int8,    DType::uint8,   DType::int16,     DType::uint16,
+    DType::int32,    DType::uint32,  DType::int64,   DType::uint64,    DType::float16,
+    DType::bfloat16, DType::float32, DType::float64, DType::complex64, DType::complex128,
+};
+
+const std::string& who(ops::OpId op) {
+    static const auto names = [] {
+        std::vector<std::string> v;
+        for (const ops::OpInfo& oi : ops::op_infos)
+            v.push_back("ember." + std::string(oi.name));
+        return v;
+    }();
+    return names[size_t(op)];
+}
+
+int kind_rank(DType t) {
+    switch (kind(t)) {
+        case Kind::boolean:
+            return 0;
+        case Kind::unsigned_int:
+            return 1;
+        case Kind::signed_int:
+            return 2;
+        case Kind::floating:
+            return 3;
+        case Kind::complex:
+            return 4;
+    }
+    return 0;
+}
+
+bool can_cast_same_kind(DType from, DType to) {
+    if (can_cast(from, to)) return true;
+    const int a = kind_rank(from), b = kind_rank(to);
+    if (a == 1 && b == 2) return true;  // unsigned to signed
+    return a <= b && !(a == 2 && b == 1);
+}
+
+bool is_comparison(ops::OpId op) {
+    using ops::OpId;
+    return op == OpId::equal || op == OpId::not_equal || op == OpId::less ||
+           op == OpId::less_equal || op == OpId::greater || op == OpId::greater_equal;
+}
+
+bool fits(const Scalar& s, DType t) {
+    if (s.weak != WeakKind::integer || !is_integer(t)) return true;
+    const IInfo ii = iinfo(t);
+    if (s.dtype == DType::uint64) return s.u <= ii.max;
+    return s.i >= ii.min && (s.i < 0 || uint64_t(s.i) <= ii.max);
+}
+
+}  // namespace
+
+DType result_type(std::span<const Operand> xs) {
+    bool have_strong = false;
+    DType t = DType::bool_;
+    WeakKind w = WeakKind::none;
+    for (const Operand& x : xs) {
+        if (x.is_scalar && x.scalar.weak != WeakKind::none) {
+            if (int(x.scalar.weak) > int(w)) w = x.scalar.weak;
+        } else {
+            t = have_strong ? promote_types(t, x.dtype()) : x.dtype();
+            have_strong = true;
+        }
+    }
+    if (!have_strong) return default_dtype(w);
+    return promote_weak(t, w);
+}
+
+OpTypes resolve_op_types(ops::OpId op, std::span<const Operand> xs) {
+    const ops::OpInfo& oi = ops::info(op);
+    if (oi.flags & ops::F_CAST_BOOL) return {DType::bool_, DType::bool_};
+    DType t = result_type(xs);
+    if ((oi.flags & ops::F_NO_BOOL) && t == DType::bool_)
+        throw TypeError(who(op) + ": not supported for boolean inputs (dtype bool)");
+    if ((oi.flags & ops::F_INT_TO_F64) && !is_inexact(t)) t = DType::float64;
+    for (DType d : loop_order) {
+        if ((oi.loops & ops::bit(d)) && can_cast(t, d)) {
+            const DType out = oi.out == ops::OutRule::boolean ? DType::bool_
+                              : oi.out == ops::OutRule::real  ? real_dtype(d)
+                                                              : d;
+            return {d, out};
+        }
+    }
+    throw TypeError(who(op) + ": not supported for input dtype " + std::string(name(t)));
+}
+
+Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
+    const ops::OpInfo& oi = ops::info(op);
+    if (int(xs.size()) != oi.arity)
+        throw TypeError(who(op) + ": expected " + std::to_string(oi.arity) + " operands, got " +
+                        std::to_string(xs.size()));
+    OpTypes ty = resolve_op_types(op, xs);
+    // Python integers beyond the loop type: comparisons answer exactly (as NumPy 2 does) by
+    // widening the loop; everything else raises OverflowError.
+    for (const Operand& x : xs)
+        if (x.is_scalar && !fits(x.scalar, ty.loop) && is_comparison(op))
+            ty.loop = (ty.loop == DType::uint64 || x.scalar.dtype == DType::uint64) ? DType::float64
+                                                                                    : DType::int64;
+    const DType compute = ops::compute_dtype(op, ty.loop);
+
+    // Device and shape of the array operands.
+    const Array* first = nullptr;
+    Shape shape;
+    for (const Operand& x : xs) {
+        if (x.is_scalar) continue;
+        if (!x.array.defined()) throw ValueError(who(op) + ": undefined array operand");
+        if (!first) {
+            first = &x.array;
+            shape = x.array.shape();
+        } else {
+            if (x.array.device() != first->device())
+                throw ValueError(who(op) + ": operands are on different devices (" +
+                                 first->device().str() + " and " + x.array.device().str() +
+                                 "); move one with .to(device)");
+            if (!(x.array.shape() == shape))
+                shape = broadcast_shapes(shape, x.array.shape(), who(op).c_str());
+        }
+    }
+    const Device dev = first ? first->device() : (out ? out->device() : default_device());
+
+    Array result;
+    if (out) {
+        if (out->device() != dev)
+            throw ValueError(who(op) + ": output is on " + out->device().str() +
+                             " but the operands are on " + dev.str());
+        if (!(out->shape() == shape)) {
+            Shape b = broadcast_shapes(out->shape(), shape, who(op).c_str());
+            if (!(b == out->shape()))
+                throw ValueError(who(op) + ": non-broadcastable output operand with shape " +
+                                 shape_str(out->shape()) + " doesn't match the broadcast shape " +
+                                 shape_str(b));
+            shape = b;
+        }
+        if (!can_cast_same_kind(ty.out, out->dtype()))
+            throw TypeError(who(op) + ": cannot cast the result from dtype " +
+                            std::string(name(ty.out)) + " to the output dtype " +
+                            std::string(name(out->dtype())) + " with casting rule 'same_kind'");
+        result = *out;
+    } else {
+        result = Array::empty(shape, ty.out, dev);
+    }
+    if (result.size() == 0) return result;
+
+    // Operand views for the loop: the inputs themselves when no broadcast or copy is needed.
+    const Array* ptrs[backend::max_operands];
+    Array tmp[backend::max_operands];
+    ptrs[0] = &result;
+    for (size_t k = 0; k < xs.size(); ++k) {
+        if (xs[k].is_scalar) {
+            ptrs[k + 1] = &result;  // placeholder with the right shape; replaced below
+            continue;
+        }
+        const Array& a = xs[k].array;
+        const Array* p = &a;
+        if (!(a.shape() == shape)) {
+            tmp[k + 1] = a.broadcast_to(shape);
+            p = &tmp[k + 1];
+        }
+        if (out && detail::may_overlap(result, *p) && !detail::same_view(result, *p)) {
+            tmp[k + 1] = p->copy();
+            p = &tmp[k + 1];
+        }
+        ptrs[k + 1] = p;
+    }
+    backend::Loop loop = detail::make_loop(ptrs, int(xs.size() + 1), 0);
+    for (size_t k = 0; k < xs.size(); ++k) {
+        if (!xs[k].is_scalar) continue;
+        const DType st = (oi.flags & ops::F_CAST_BOOL) ? DType::bool_ : compute;
+        alignas(16) unsigned char buf[16];
+        const Scalar& s = xs[k].scalar;
+        if (s.weak != WeakKind::none) {
+            // Range-checked in the loop type (NEP 50), then widened to the compute type.
+            s.store(ty.loop, buf, true, who(op).c_str());
+            if (st != ty.loop) s.strong(ty.loop).store(st, buf, false, "");
+        } else {
+            s.store(st, buf, false, "");
+        }
+        detail::set_scalar_operand(loop, int(k + 1), st, buf);
+    }
+    backend::of(dev, who(op).c_str()).map(op, compute, loop);
+    return result;
+}
+
+#define EMBER_DEFINE_OP_1(name)          \
+    Array name(const Operand& a) {       \
+        const Operand xs[1] = {a};       \
+        return map(ops::OpId::name, xs); \
+    }
+#define EMBER_DEFINE_OP_2(name)                      \
+    Array name(const Operand& a, const Operand& b) { \
+        const Operand xs[2] = {a, b};                \
+        return map(ops::OpId::name, xs);             \
+    }
+#define EMBER_DEFINE_OP_3(name)                                        \
+    Array name(const Operand& a, const Operand& b, const Operand& c) { \
+        const Operand xs[3] = {a, b, c};                               \
+        return map(ops::OpId::name, xs);                               \
+    }
+#define EMBER_DEFINE_OP(name, arity, loops, out, flags) EMBER_DEFINE_OP_##arity(name)
+EMBER_ELEMENTWISE_OPS(EMBER_DEFINE_OP)
+
+namespace {
+Array& inplace(Array& a, ops::OpId op, const Operand& b) {
+    const Operand xs[2] = {a, b};
+    map(op, xs, &a);
+    return a;
+}
+}  // namespace
+
+Array& operator+=(Array& a, const Operand& b) { return inplace(a, ops::OpId::add, b); }
+Array& operator-=(Array& a, const Operand& b) { return inplace(a, ops::OpId::subtract, b); }
+Array& operator*=(Array& a, const Operand& b) { return inplace(a, ops::OpId::multiply, b); }
+Array& operator/=(Array& a, const Operand& b) { return inplace(a, ops::OpId::divide, b); }
+
+}  // namespace ember

@@ -1,0 +1,121 @@
+// Basic indexing: integers, slices, newaxis and ellipsis produce views; assignment writes
+// through them with broadcasting and casting.
+#include <string>
+
+#include "core/internal.hpp"
+#include "ember/error.hpp"
+#include "ember/ops.hpp"
+
+namespace ember {
+
+namespace {
+
+// Python's slice.indices(n).
+void slice_indices(const Slice& s, int64_t n, int64_t& start, int64_t& stop, int64_t& step) {
+    step = s.step.value_or(1);
+    if (step == 0) throw ValueError("ember: slice step cannot be zero");
+    const int64_t lo = step < 0 ? -1 : 0, hi = step < 0 ? n - 1 : n;
+    auto clamp = [&](std::optional<int64_t> v, int64_t dflt) {
+        if (!v) return dflt;
+        int64_t x = *v;
+        if (x < 0) {
+            x += n;
+            if (x < lo) x = lo;
+        } else if (x > hi) {
+            x = hi;
+        }
+        return x;
+    };
+    start = clamp(s.start, step < 0 ? hi : lo);
+    stop = clamp(s.stop, step < 0 ? lo : hi);
+}
+
+}  // namespace
+
+Array index(const Array& x, std::span<const Index> idx) {
+    int consumed = 0, ellipses = 0;
+    for (const Index& i : idx) {
+        if (i.kind == Index::Kind::integer || i.kind == Index::Kind::slice) ++consumed;
+        if (i.kind == Index::Kind::ellipsis) ++ellipses;
+    }
+    if (ellipses > 1) throw IndexError("ember: an index can only have a single ellipsis ('...')");
+    if (consumed > x.ndim())
+        throw IndexError("ember: too many indices for array: array is " + std::to_string(x.ndim()) +
+                         "-dimensional, but " + std::to_string(consumed) + " were indexed");
+    Shape shape;
+    Strides strides;
+    int64_t offset = 0;
+    int axis = 0;
+    for (const Index& i : idx) {
+        switch (i.kind) {
+            case Index::Kind::integer: {
+                const int64_t n = x.shape()[size_t(axis)];
+                int64_t v = i.i;
+                if (v < -n || v >= n)
+                    throw IndexError("ember: index " + std::to_string(i.i) +
+                                     " is out of bounds for axis " + std::to_string(axis) +
+                                     " with size " + std::to_string(n));
+                if (v < 0) v += n;
+                offset += v * x.strides()[size_t(axis)];
+                ++axis;
+                break;
+            }
+            case Index::Kind::slice: {
+                const int64_t n = x.shape()[size_t(axis)];
+                int64_t start, stop, step;
+                slice_indices(i.s, n, start, stop, step);
+                int64_t len = 0;
+                if (step > 0 && stop > start) len = (stop - start + step - 1) / step;
+                if (step < 0 && stop < start) len = (start - stop - step - 1) / (-step);
+                shape.push_back(len);
+                strides.push_back(x.strides()[size_t(axis)] * step);
+                if (len) offset += start * x.strides()[size_t(axis)];
+                ++axis;
+                break;
+            }
+            case Index::Kind::newaxis:
+                shape.push_back(1);
+                strides.push_back(0);
+                break;
+            case Index::Kind::ellipsis: {
+                const int fill = x.ndim() - consumed;
+                for (int k = 0; k < fill; ++k, ++axis) {
+                    shape.push_back(x.shape()[size_t(axis)]);
+                    strides.push_back(x.strides()[size_t(axis)]);
+                }
+                break;
+            }
+        }
+    }
+    for (; axis < x.ndim(); ++axis) {
+        shape.push_back(x.shape()[size_t(axis)]);
+        strides.push_back(x.strides()[size_t(axis)]);
+    }
+    if (numel(shape) == 0) offset = 0;
+    return x.view(std::move(shape), std::move(strides), offset);
+}
+
+void index_assign(const Array& x, std::span<const Index> idx, const Operand& value) {
+    Array v = index(x, idx);
+    if (value.is_scalar) {
+        if (value.scalar.weak != WeakKind::none) {
+            alignas(16) unsigned char buf[16];
+            value.scalar.store(x.dtype(), buf, true, "ember.__setitem__");
+        }
+        v.fill(value.scalar);
+        return;
+    }
+    if (value.array.device() != x.device())
+        throw ValueError("ember.__setitem__: value is on " + value.array.device().str() +
+                         " but the array is on " + x.device().str());
+    const Shape& vs = value.array.shape();
+    if (!(vs == v.shape())) {
+        Shape b = broadcast_shapes(v.shape(), vs, "ember.__setitem__");
+        if (!(b == v.shape()))
+            throw ValueError("ember.__setitem__: could not broadcast input array from shape " +
+                             shape_str(vs) + " into shape " + shape_str(v.shape()));
+    }
+    v.assign(value.array);
+}
+
+}  // namespace ember

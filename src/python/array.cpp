@@ -1,0 +1,491 @@
+// The ember.ndarray class: attributes, operators (straight to the C++ op front-end), basic
+// indexing, conversions and the buffer protocol.
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include <nanobind/stl/pair.h>
+
+#include "python/common.hpp"
+#include "python/pydtype.hpp"
+
+namespace ember::python {
+
+namespace {
+
+using ops::OpId;
+
+nb::object binary(OpId op, nb::handle self, nb::handle other, bool reflected) {
+    Operand b = Operand(false);
+    if (!to_operand(other, b, false, "ember.ndarray")) return nb::borrow(Py_NotImplemented);
+    const Operand a(as_array(self));
+    const Operand xs[2] = {reflected ? b : a, reflected ? a : b};
+    return nb::cast(map(op, xs));
+}
+
+nb::object inplace(OpId op, nb::handle self, nb::handle other) {
+    Operand b = Operand(false);
+    if (!to_operand(other, b, false, "ember.ndarray")) return nb::borrow(Py_NotImplemented);
+    const Array& a = as_array(self);
+    const Operand xs[2] = {Operand(a), b};
+    map(op, xs, &a);
+    return nb::borrow(self);
+}
+
+nb::object unary(OpId op, nb::handle self) {
+    const Operand xs[1] = {Operand(as_array(self))};
+    return nb::cast(map(op, xs));
+}
+
+// Parses a Python index (int, slice, None, Ellipsis, tuple of these) into basic indices.
+void parse_index(nb::handle key, std::vector<Index>& out) {
+    auto one = [&](nb::handle k) {
+        PyObject* o = k.ptr();
+        if (PyLong_CheckExact(o)) {
+            int overflow = 0;
+            long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+            if (overflow)
+                throw IndexError("ember: index " + std::string(nb::str(k).c_str()) +
+                                 " is out of bounds");
+            out.emplace_back(int64_t(v));
+        } else if (PySlice_Check(o)) {
+            Py_ssize_t start, stop, step;
+            if (PySlice_Unpack(o, &start, &stop, &step) < 0) throw nb::python_error();
+            Slice s;
+            PySliceObject* so = reinterpret_cast<PySliceObject*>(o);
+            if (so->start != Py_None) s.start = start;
+            if (so->stop != Py_None) s.stop = stop;
+            if (so->step != Py_None) s.step = step;
+            if (so->step != Py_None && step == 0)
+                throw ValueError("ember: slice step cannot be zero");
+            out.emplace_back(s);
+        } else if (o == Py_None) {
+            out.emplace_back(NewAxis{});
+        } else if (o == Py_Ellipsis) {
+            out.emplace_back(Ellipsis{});
+        } else if (PyBool_Check(o) || is_ndarray(k) || PyList_Check(o) ||
+                   nb::hasattr(k, "__array_interface__")) {
+            throw IndexError(
+                "ember: integer-array and boolean-mask indexing is not available "
+                "in this version; only integers, slices, None and ... are");
+        } else if (!PyFloat_Check(o) && nb::hasattr(k, "__index__")) {
+            PyObject* idx = PyNumber_Index(o);
+            if (!idx) throw nb::python_error();
+            long long v = PyLong_AsLongLong(idx);
+            Py_DECREF(idx);
+            if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+            out.emplace_back(int64_t(v));
+        } else {
+            throw IndexError(
+                "ember: only integers, slices (`:`), ellipsis (`...`) and None are "
+                "valid indices, got " +
+                std::string(nb::type_name(k.type()).c_str()));
+        }
+    };
+    if (PyTuple_Check(key.ptr())) {
+        for (nb::handle k : nb::borrow<nb::tuple>(key))
+            one(k);
+    } else {
+        one(key);
+    }
+}
+
+nb::tuple to_tuple(const Dims& d, int64_t scale = 1) {
+    nb::object t = nb::steal(PyTuple_New(Py_ssize_t(d.size())));
+    for (size_t i = 0; i < d.size(); ++i)
+        PyTuple_SET_ITEM(t.ptr(), Py_ssize_t(i), PyLong_FromLongLong(d[i] * scale));
+    return nb::borrow<nb::tuple>(t);
+}
+
+Scalar one_element(const Array& a, const char* what) {
+    if (a.size() != 1)
+        throw TypeError(std::string("ember: only arrays with one element can be converted to ") +
+                        what + " (size is " + std::to_string(a.size()) + ")");
+    return a.item();
+}
+
+// ---- buffer protocol ----------------------------------------------------------------------------
+
+struct BufferInfo {
+    std::vector<Py_ssize_t> shape, strides;
+};
+
+const char* buffer_format(DType t) {
+    switch (t) {
+        case DType::bool_:
+            return "?";
+        case DType::int8:
+            return "b";
+        case DType::int16:
+            return "h";
+        case DType::int32:
+            return "i";
+        case DType::int64:
+            return "q";
+        case DType::uint8:
+            return "B";
+        case DType::uint16:
+            return "H";
+        case DType::uint32:
+            return "I";
+        case DType::uint64:
+            return "Q";
+        case DType::float16:
+            return "e";
+        case DType::float32:
+            return "f";
+        case DType::float64:
+            return "d";
+        case DType::complex64:
+            return "Zf";
+        case DType::complex128:
+            return "Zd";
+        default:
+            return nullptr;
+    }
+}
+
+int getbuffer(PyObject* self, Py_buffer* view, int flags) {
+    const Array& a = *nb::inst_ptr<Array>(self);
+    if (!a.device().is_cpu()) {
+        PyErr_Format(PyExc_BufferError,
+                     "ember: the array is on %s; the buffer protocol needs "
+                     "CPU memory (use x.cpu())",
+                     a.device().str().c_str());
+        return -1;
+    }
+    const char* fmt = buffer_format(a.dtype());
+    if (!fmt) {
+        PyErr_SetString(PyExc_BufferError,
+                        "ember: bfloat16 has no buffer-protocol format; use DLPack instead");
+        return -1;
+    }
+    if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !a.is_contiguous()) {
+        PyErr_SetString(PyExc_BufferError, "ember: the array is not C-contiguous");
+        return -1;
+    }
+    if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !a.is_f_contiguous()) {
+        PyErr_SetString(PyExc_BufferError, "ember: the array is not Fortran-contiguous");
+        return -1;
+    }
+    if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !a.is_contiguous()) {
+        PyErr_SetString(PyExc_BufferError, "ember: the array is not contiguous");
+        return -1;
+    }
+    auto* info = new BufferInfo;
+    for (size_t i = 0; i < size_t(a.ndim()); ++i) {
+        info->shape.push_back(Py_ssize_t(a.shape()[i]));
+        info->strides.push_back(Py_ssize_t(a.strides()[i] * a.itemsize()));
+    }
+    view->buf = a.data();
+    view->obj = Py_NewRef(self);
+    view->len = Py_ssize_t(a.nbytes());
+    view->readonly = 0;
+    view->itemsize = Py_ssize_t(a.itemsize());
+    view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(fmt) : nullptr;
+    view->ndim = a.ndim();
+    view->shape = (flags & PyBUF_ND) ? info->shape.data() : nullptr;
+    view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? info->strides.data() : nullptr;
+    view->suboffsets = nullptr;
+    view->internal = info;
+    return 0;
+}
+
+void releasebuffer(PyObject*, Py_buffer* view) { delete static_cast<BufferInfo*>(view->internal); }
+
+PyType_Slot array_slots[] = {
+    {Py_bf_getbuffer, (void*)getbuffer},
+    {Py_bf_releasebuffer, (void*)releasebuffer},
+    {0, nullptr},
+};
+
+Axes method_axes(nb::handle axis) { return to_axes(axis, "ember.ndarray"); }
+
+}  // namespace
+
+void bind_array(nb::module_& m) {
+    auto cls = nb::class_<Array>(m, "ndarray", nb::type_slots(array_slots),
+                                 "An n-dimensional array on a device (CPU or CUDA GPU).");
+    ndarray_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+
+    cls.def_prop_ro("shape", [](const Array& a) { return to_tuple(a.shape()); })
+        .def_prop_ro("dtype", [](const Array& a) { return PyDType{a.dtype()}; })
+        .def_prop_ro("ndim", &Array::ndim)
+        .def_prop_ro("size", &Array::size)
+        .def_prop_ro("itemsize", &Array::itemsize)
+        .def_prop_ro("nbytes", &Array::nbytes)
+        .def_prop_ro(
+            "strides", [](const Array& a) { return to_tuple(a.strides(), a.itemsize()); },
+            "Strides in bytes, as in NumPy (ember stores them in elements).")
+        .def_prop_ro("device", &Array::device)
+        .def_prop_ro("T",
+                     [](const Array& a) {
+                         if (a.ndim() > 2)
+                             throw ValueError(
+                                 "ember.ndarray.T: only for arrays of at most 2 "
+                                 "dimensions; use .mT or permute_dims");
+                         return a.transpose();
+                     })
+        .def_prop_ro("mT",
+                     [](const Array& a) {
+                         if (a.ndim() < 2)
+                             throw ValueError("ember.ndarray.mT: array must be at least 2-d");
+                         return a.swapaxes(-1, -2);
+                     })
+        .def("item", [](const Array& a) { return scalar_to_python(a.item()); })
+        .def("copy", &Array::copy)
+        .def(
+            "astype",
+            [](const Array& a, nb::handle dtype, bool copy) {
+                return a.astype(to_dtype(dtype, "ember.ndarray.astype"), copy);
+            },
+            nb::arg("dtype"), nb::arg("copy") = true)
+        .def(
+            "reshape",
+            [](const Array& a, nb::args args, nb::handle copy) {
+                nb::handle shape = args.size() == 1 ? args[0] : nb::handle(args);
+                Shape s = reshape_shape(a, shape, "ember.reshape");
+                if (!copy.is_none()) {
+                    if (nb::cast<bool>(copy)) return a.copy().reshape(s);
+                    if (auto v = a.reshape_view(s)) return *v;
+                    throw ValueError(
+                        "ember.reshape: copy=False but the array cannot be "
+                        "reshaped without a copy");
+                }
+                return a.reshape(s);
+            },
+            nb::arg("shape"), nb::kw_only(), nb::arg("copy") = nb::none())
+        .def("transpose",
+             [](const Array& a, nb::args axes) {
+                 if (axes.size() == 0) return a.transpose();
+                 nb::handle h =
+                     axes.size() == 1 && !PyLong_Check(axes[0].ptr()) ? axes[0] : nb::handle(axes);
+                 if (h.is_none()) return a.transpose();
+                 return a.permute(*to_axes(h, "ember.ndarray.transpose"));
+             })
+        .def("swapaxes", &Array::swapaxes)
+        .def(
+            "squeeze",
+            [](const Array& a, nb::handle axis) {
+                if (axis.is_none()) return a.squeeze();
+                return a.squeeze(*to_axes(axis, "ember.squeeze"));
+            },
+            nb::arg("axis") = nb::none())
+        .def("flatten", [](const Array& a) { return a.copy().reshape({a.size()}); })
+        .def("ravel", [](const Array& a) { return a.reshape({a.size()}); })
+        .def(
+            "to",
+            [](const Array& a, nb::handle device) {
+                return a.to(*to_device(device, "ember.ndarray.to"));
+            },
+            nb::arg("device"))
+        .def(
+            "to_device",
+            [](const Array& a, nb::handle device, nb::handle) {
+                return a.to(*to_device(device, "ember.ndarray.to_device"));
+            },
+            nb::arg("device"), nb::kw_only(), nb::arg("stream") = nb::none())
+        .def("cpu", [](const Array& a) { return a.to(cpu); })
+        .def("_numpy_view", &to_numpy_view)
+        .def("__dlpack_device__",
+             [](const Array& a) {
+                 return nb::make_tuple(a.device().is_cpu() ? 1 : 2, a.device().index);
+             })
+        .def(
+            "__dlpack__",
+            [](const Array& a, nb::handle stream, nb::handle max_version, nb::handle dl_device,
+               nb::handle copy) {
+                if (!dl_device.is_none()) {
+                    auto t = nb::cast<std::pair<int, int>>(dl_device);
+                    const int ours = a.device().is_cpu() ? 1 : 2;
+                    if (t.first != ours || t.second != a.device().index)
+                        throw nb::buffer_error(
+                            "ember.ndarray.__dlpack__: cannot export to another "
+                            "device; move the array with .to() first");
+                }
+                const bool force_copy = !copy.is_none() && nb::cast<bool>(copy);
+                return dlpack_view(force_copy ? a.copy() : a);
+            },
+            nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(),
+            nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none(),
+            "Exports the array as a DLPack capsule (zero-copy unless copy=True).")
+        // Reductions as methods.
+        .def(
+            "sum",
+            [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
+                return sum(a, method_axes(axis), keepdims, to_opt_dtype(dtype, "ember.sum"));
+            },
+            nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(),
+            nb::arg("keepdims") = false)
+        .def(
+            "prod",
+            [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
+                return prod(a, method_axes(axis), keepdims, to_opt_dtype(dtype, "ember.prod"));
+            },
+            nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(),
+            nb::arg("keepdims") = false)
+        .def(
+            "mean",
+            [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
+                return mean(a, method_axes(axis), keepdims, to_opt_dtype(dtype, "ember.mean"));
+            },
+            nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(),
+            nb::arg("keepdims") = false)
+        .def(
+            "max",
+            [](const Array& a, nb::handle axis, bool keepdims) {
+                return max(a, method_axes(axis), keepdims);
+            },
+            nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+        .def(
+            "min",
+            [](const Array& a, nb::handle axis, bool keepdims) {
+                return min(a, method_axes(axis), keepdims);
+            },
+            nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+        .def(
+            "any",
+            [](const Array& a, nb::handle axis, bool keepdims) {
+                return any(a, method_axes(axis), keepdims);
+            },
+            nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+        .def(
+            "all",
+            [](const Array& a, nb::handle axis, bool keepdims) {
+                return all(a, method_axes(axis), keepdims);
+            },
+            nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+        .def(
+            "var",
+            [](const Array& a, nb::handle axis, nb::handle dtype, double ddof, bool keepdims,
+               nb::handle correction) {
+                double c = correction.is_none() ? ddof : nb::cast<double>(correction);
+                return var(a, method_axes(axis), c, keepdims, to_opt_dtype(dtype, "ember.var"));
+            },
+            nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("ddof") = 0.0,
+            nb::arg("keepdims") = false, nb::kw_only(), nb::arg("correction") = nb::none())
+        .def(
+            "std",
+            [](const Array& a, nb::handle axis, nb::handle dtype, double ddof, bool keepdims,
+               nb::handle correction) {
+                double c = correction.is_none() ? ddof : nb::cast<double>(correction);
+                return ember::std(a, method_axes(axis), c, keepdims,
+                                  to_opt_dtype(dtype, "ember.std"));
+            },
+            nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("ddof") = 0.0,
+            nb::arg("keepdims") = false, nb::kw_only(), nb::arg("correction") = nb::none())
+        .def(
+            "argmax",
+            [](const Array& a, std::optional<int64_t> axis, bool keepdims) {
+                return argmax(a, axis, keepdims);
+            },
+            nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+        .def(
+            "argmin",
+            [](const Array& a, std::optional<int64_t> axis, bool keepdims) {
+                return argmin(a, axis, keepdims);
+            },
+            nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+        // Python protocols.
+        .def("__len__",
+             [](const Array& a) {
+                 if (a.ndim() == 0) throw TypeError("ember: len() of a 0-d array");
+                 return a.shape()[0];
+             })
+        .def("__bool__",
+             [](const Array& a) {
+                 if (a.size() != 1)
+                     throw ValueError("ember: the truth value of an array with " +
+                                      std::to_string(a.size()) +
+                                      " elements is ambiguous; use .any() or .all()");
+                 return a.item().b;
+             })
+        .def("__int__",
+             [](const Array& a) {
+                 Scalar s = one_element(a, "int");
+                 if (is_inexact(s.dtype)) {
+                     double v = s.c.real();
+                     if (v != v) throw ValueError("ember: cannot convert float NaN to integer");
+                     return nb::steal(PyNumber_Long(nb::float_(v).ptr()));
+                 }
+                 return scalar_to_python(s);
+             })
+        .def("__index__",
+             [](const Array& a) {
+                 if (!is_integer(a.dtype()) && a.dtype() != DType::bool_)
+                     throw TypeError(
+                         "ember: only integer arrays with one element can be used "
+                         "as an index");
+                 Scalar s = one_element(a, "an index");
+                 return scalar_to_python(s);
+             })
+        .def("__float__",
+             [](const Array& a) {
+                 Scalar s = one_element(a, "float");
+                 if (is_complex(s.dtype))
+                     throw TypeError("ember: cannot convert a complex array to float; use .real");
+                 return s.c.real();
+             })
+        .def("__complex__",
+             [](const Array& a) {
+                 Scalar s = one_element(a, "complex");
+                 return nb::steal(PyComplex_FromDoubles(s.c.real(), s.c.imag()));
+             })
+        .def("__getitem__",
+             [](const Array& a, nb::handle key) {
+                 std::vector<Index> idx;
+                 parse_index(key, idx);
+                 return index(a, idx);
+             })
+        .def("__setitem__", [](const Array& a, nb::handle key, nb::handle value) {
+            std::vector<Index> idx;
+            parse_index(key, idx);
+            Scalar s;
+            if (weak_scalar(value, s)) {
+                index_assign(a, idx, Operand(s));
+                return;
+            }
+            Operand v = Operand(false);
+            to_operand(value, v, true, "ember.ndarray.__setitem__");
+            if (!v.is_scalar && v.array.device() != a.device()) v = Operand(v.array.to(a.device()));
+            index_assign(a, idx, v);
+        });
+
+    // Operators.
+#define EMBER_BINOP(py, op)                                                            \
+    cls.def("__" py "__",                                                              \
+            [](nb::handle s, nb::handle o) { return binary(OpId::op, s, o, false); }); \
+    cls.def("__r" py "__",                                                             \
+            [](nb::handle s, nb::handle o) { return binary(OpId::op, s, o, true); });  \
+    cls.def("__i" py "__", [](nb::handle s, nb::handle o) { return inplace(OpId::op, s, o); });
+    EMBER_BINOP("add", add)
+    EMBER_BINOP("sub", subtract)
+    EMBER_BINOP("mul", multiply)
+    EMBER_BINOP("truediv", divide)
+    EMBER_BINOP("floordiv", floor_divide)
+    EMBER_BINOP("mod", remainder)
+    EMBER_BINOP("pow", pow)
+    EMBER_BINOP("and", bitwise_and)
+    EMBER_BINOP("or", bitwise_or)
+    EMBER_BINOP("xor", bitwise_xor)
+    EMBER_BINOP("lshift", bitwise_left_shift)
+    EMBER_BINOP("rshift", bitwise_right_shift)
+#undef EMBER_BINOP
+#define EMBER_CMPOP(py, op) \
+    cls.def("__" py "__", [](nb::handle s, nb::handle o) { return binary(OpId::op, s, o, false); });
+    EMBER_CMPOP("eq", equal)
+    EMBER_CMPOP("ne", not_equal)
+    EMBER_CMPOP("lt", less)
+    EMBER_CMPOP("le", less_equal)
+    EMBER_CMPOP("gt", greater)
+    EMBER_CMPOP("ge", greater_equal)
+#undef EMBER_CMPOP
+    cls.def("__neg__", [](nb::handle s) { return unary(OpId::negative, s); });
+    cls.def("__pos__", [](nb::handle s) { return unary(OpId::positive, s); });
+    cls.def("__abs__", [](nb::handle s) { return unary(OpId::abs, s); });
+    cls.def("__invert__", [](nb::handle s) { return unary(OpId::bitwise_invert, s); });
+    // Arrays compare elementwise, so they cannot be hashed.
+    nb::setattr(cls, "__hash__", nb::none());
+}
+
+}  // namespace ember::python

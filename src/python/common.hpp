@@ -1,0 +1,53 @@
+// Shared declarations of the nanobind bindings: conversions between Python objects and ember
+// values, and the registration functions of each binding file.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "ember/ember.hpp"
+
+namespace ember::python {
+
+namespace nb = nanobind;
+
+// The Python type object of ember.ndarray (set when the class is registered).
+extern PyTypeObject* ndarray_type;
+inline bool is_ndarray(nb::handle h) {
+    return Py_TYPE(h.ptr()) == ndarray_type || PyObject_TypeCheck(h.ptr(), ndarray_type);
+}
+inline const Array& as_array(nb::handle h) { return *nb::inst_ptr<Array>(h); }
+
+// Python scalars (bool, int, float, complex) to weak Scalars; false when `h` is none of these.
+bool weak_scalar(nb::handle h, Scalar& out);
+// An elementwise operand: ndarray, Python scalar, NumPy scalar (strong), or anything asarray
+// accepts. Returns false (for NotImplemented) when `h` cannot be converted and `strict` is off.
+bool to_operand(nb::handle h, Operand& out, bool strict, const char* who);
+
+DType to_dtype(nb::handle h, const char* who);                     // ember/NumPy dtypes, str, type
+std::optional<DType> to_opt_dtype(nb::handle h, const char* who);  // None -> nullopt
+Shape to_shape(nb::handle h, const char* who);                     // int or sequence of ints
+Axes to_axes(nb::handle h, const char* who);                       // None, int or tuple
+// A new shape for `a`: an int or sequence of ints, one of which may be -1 (inferred).
+Shape reshape_shape(const Array& a, nb::handle h, const char* who);
+std::optional<Device> to_device(nb::handle h, const char* who);  // None, str or Device
+nb::object scalar_to_python(const Scalar& s);                    // bool/int/float/complex
+
+// asarray for ndarrays, Python scalars and objects with the buffer protocol or DLPack
+// (`writable` says whether their memory may be shared for writing; otherwise it is copied).
+nb::object asarray(nb::handle obj, nb::handle dtype, nb::handle device, nb::handle copy,
+                   bool writable);
+// A NumPy array viewing a CPU array's memory (bfloat16 exported as uint16).
+nb::object to_numpy_view(const Array& a);
+// A nanobind ndarray object viewing the array (it implements __dlpack__ for us).
+nb::object dlpack_view(const Array& a);
+// The Python-level ember.asarray, used for operands of other types (lists, NumPy scalars).
+void set_asarray_hook(nb::object f);
+
+void bind_array(nb::module_& m);
+void bind_functions(nb::module_& m);
+
+}  // namespace ember::python

@@ -1,0 +1,411 @@
+// Module-level functions: every elementwise op of the table, reductions, creation,
+// manipulation and the dtype functions.
+#include <string>
+
+#include "python/common.hpp"
+#include "python/pydtype.hpp"
+
+namespace ember::python {
+
+namespace {
+
+using namespace nb::literals;
+using ops::OpId;
+
+Operand operand(nb::handle h, const char* who) {
+    Operand o = Operand(false);
+    to_operand(h, o, true, who);
+    return o;
+}
+
+Device dev_or_default(nb::handle h, const char* who) {
+    return to_device(h, who).value_or(default_device());
+}
+
+void bind_elementwise(nb::module_& m) {
+    for (int i = 0; i < ops::num_ops; ++i) {
+        const ops::OpInfo& oi = ops::op_infos[i];
+        const OpId op = OpId(i);
+        const std::string name(oi.name);
+        static std::vector<std::string> docs;  // nanobind keeps the pointer
+        docs.push_back(name + "(" +
+                       (oi.arity == 1   ? "x"
+                        : oi.arity == 2 ? "x1, x2"
+                                        : "x, min, max") +
+                       ", /)\n\nElementwise " + name +
+                       " with NumPy's broadcasting and type promotion (Python scalars are weak).");
+        const char* doc = docs.back().c_str();
+        static std::vector<std::string> names;
+        names.push_back("ember." + name);
+        const char* who = names.back().c_str();
+        if (oi.arity == 1) {
+            m.def(
+                name.c_str(),
+                [op, who](nb::handle x) {
+                    const Operand xs[1] = {operand(x, who)};
+                    return map(op, xs);
+                },
+                "x"_a, doc);
+        } else if (oi.arity == 2) {
+            m.def(
+                name.c_str(),
+                [op, who](nb::handle a, nb::handle b) {
+                    const Operand xs[2] = {operand(a, who), operand(b, who)};
+                    return map(op, xs);
+                },
+                "x1"_a, "x2"_a, doc);
+        } else {
+            // clip(x, min=None, max=None): a missing bound is no bound.
+            m.def(
+                name.c_str(),
+                [who](nb::handle x, nb::handle lo, nb::handle hi) {
+                    Operand a = operand(x, who);
+                    if (lo.is_none() && hi.is_none())
+                        return a.is_scalar ? full({}, a.scalar) : a.array.copy();
+                    if (lo.is_none()) {
+                        const Operand xs[2] = {a, operand(hi, who)};
+                        return map(OpId::minimum, xs);
+                    }
+                    if (hi.is_none()) {
+                        const Operand xs[2] = {a, operand(lo, who)};
+                        return map(OpId::maximum, xs);
+                    }
+                    const Operand xs[3] = {a, operand(lo, who), operand(hi, who)};
+                    return map(OpId::clip, xs);
+                },
+                "x"_a, "min"_a = nb::none(), "max"_a = nb::none(), doc);
+        }
+    }
+    m.def(
+        "elementwise_ops",
+        [] {
+            nb::list l;
+            for (const ops::OpInfo& oi : ops::op_infos)
+                l.append(nb::make_tuple(std::string(oi.name), oi.arity));
+            return l;
+        },
+        "The op table: (name, arity) of every elementwise op.");
+}
+
+void bind_reductions(nb::module_& m) {
+    m.def(
+        "sum",
+        [](const Array& x, nb::handle axis, nb::handle dtype, bool keepdims) {
+            return sum(x, to_axes(axis, "ember.sum"), keepdims, to_opt_dtype(dtype, "ember.sum"));
+        },
+        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "dtype"_a = nb::none(), "keepdims"_a = false,
+        "Sum of elements over the given axes (NumPy's accumulation dtypes).");
+    m.def(
+        "prod",
+        [](const Array& x, nb::handle axis, nb::handle dtype, bool keepdims) {
+            return prod(x, to_axes(axis, "ember.prod"), keepdims,
+                        to_opt_dtype(dtype, "ember.prod"));
+        },
+        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "dtype"_a = nb::none(), "keepdims"_a = false,
+        "Product of elements over the given axes.");
+    m.def(
+        "mean",
+        [](const Array& x, nb::handle axis, nb::handle dtype, bool keepdims) {
+            return mean(x, to_axes(axis, "ember.mean"), keepdims,
+                        to_opt_dtype(dtype, "ember.mean"));
+        },
+        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "dtype"_a = nb::none(), "keepdims"_a = false,
+        "Arithmetic mean over the given axes (integers give float64).");
+    m.def(
+        "max",
+        [](const Array& x, nb::handle axis, bool keepdims) {
+            return max(x, to_axes(axis, "ember.max"), keepdims);
+        },
+        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "keepdims"_a = false,
+        "Maximum over the given axes; NaN propagates.");
+    m.def(
+        "min",
+        [](const Array& x, nb::handle axis, bool keepdims) {
+            return min(x, to_axes(axis, "ember.min"), keepdims);
+        },
+        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "keepdims"_a = false,
+        "Minimum over the given axes; NaN propagates.");
+    m.def(
+        "any",
+        [](const Array& x, nb::handle axis, bool keepdims) {
+            return any(x, to_axes(axis, "ember.any"), keepdims);
+        },
+        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "keepdims"_a = false,
+        "Whether any element along the axes is true.");
+    m.def(
+        "all",
+        [](const Array& x, nb::handle axis, bool keepdims) {
+            return all(x, to_axes(axis, "ember.all"), keepdims);
+        },
+        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "keepdims"_a = false,
+        "Whether all elements along the axes are true.");
+    auto corr = [](nb::handle correction, nb::handle ddof) {
+        if (!correction.is_none()) return nb::cast<double>(correction);
+        if (!ddof.is_none()) return nb::cast<double>(ddof);
+        return 0.0;
+    };
+    m.def(
+        "var",
+        [corr](const Array& x, nb::handle axis, nb::handle correction, bool keepdims,
+               nb::handle dtype, nb::handle ddof) {
+            return var(x, to_axes(axis, "ember.var"), corr(correction, ddof), keepdims,
+                       to_opt_dtype(dtype, "ember.var"));
+        },
+        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "correction"_a = nb::none(),
+        "keepdims"_a = false, "dtype"_a = nb::none(), "ddof"_a = nb::none(),
+        "Variance with `correction` (NumPy's `ddof`) degrees of freedom removed.");
+    m.def(
+        "std",
+        [corr](const Array& x, nb::handle axis, nb::handle correction, bool keepdims,
+               nb::handle dtype, nb::handle ddof) {
+            return ember::std(x, to_axes(axis, "ember.std"), corr(correction, ddof), keepdims,
+                              to_opt_dtype(dtype, "ember.std"));
+        },
+        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "correction"_a = nb::none(),
+        "keepdims"_a = false, "dtype"_a = nb::none(), "ddof"_a = nb::none(),
+        "Standard deviation with `correction` (NumPy's `ddof`).");
+    m.def(
+        "argmax",
+        [](const Array& x, std::optional<int64_t> axis, bool keepdims) {
+            return argmax(x, axis, keepdims);
+        },
+        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "keepdims"_a = false,
+        "Index of the first maximum (NaN counts as the maximum).");
+    m.def(
+        "argmin",
+        [](const Array& x, std::optional<int64_t> axis, bool keepdims) {
+            return argmin(x, axis, keepdims);
+        },
+        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "keepdims"_a = false,
+        "Index of the first minimum (NaN counts as the minimum).");
+}
+
+void bind_creation(nb::module_& m) {
+    m.def(
+        "empty",
+        [](nb::handle shape, nb::handle dtype, nb::handle device) {
+            return empty(to_shape(shape, "ember.empty"),
+                         to_opt_dtype(dtype, "ember.empty").value_or(DType::float64),
+                         dev_or_default(device, "ember.empty"));
+        },
+        "shape"_a, nb::kw_only(), "dtype"_a = nb::none(), "device"_a = nb::none(),
+        "An uninitialized array.");
+    m.def(
+        "zeros",
+        [](nb::handle shape, nb::handle dtype, nb::handle device) {
+            return zeros(to_shape(shape, "ember.zeros"),
+                         to_opt_dtype(dtype, "ember.zeros").value_or(DType::float64),
+                         dev_or_default(device, "ember.zeros"));
+        },
+        "shape"_a, nb::kw_only(), "dtype"_a = nb::none(), "device"_a = nb::none(),
+        "An array of zeros.");
+    m.def(
+        "ones",
+        [](nb::handle shape, nb::handle dtype, nb::handle device) {
+            return ones(to_shape(shape, "ember.ones"),
+                        to_opt_dtype(dtype, "ember.ones").value_or(DType::float64),
+                        dev_or_default(device, "ember.ones"));
+        },
+        "shape"_a, nb::kw_only(), "dtype"_a = nb::none(), "device"_a = nb::none(),
+        "An array of ones.");
+    m.def(
+        "full",
+        [](nb::handle shape, nb::handle value, nb::handle dtype, nb::handle device) {
+            Scalar s;
+            if (!weak_scalar(value, s)) {
+                Operand o = operand(value, "ember.full");
+                if (o.is_scalar)
+                    s = o.scalar;
+                else if (o.array.size() == 1)
+                    s = o.array.item();
+                else
+                    throw TypeError("ember.full: fill_value must be a scalar");
+            }
+            return full(to_shape(shape, "ember.full"), s, to_opt_dtype(dtype, "ember.full"),
+                        dev_or_default(device, "ember.full"));
+        },
+        "shape"_a, "fill_value"_a, nb::kw_only(), "dtype"_a = nb::none(), "device"_a = nb::none(),
+        "An array filled with `fill_value`.");
+    auto scal = [](nb::handle h, const char* who) {
+        Scalar s;
+        if (weak_scalar(h, s)) return s;
+        Operand o = operand(h, who);
+        if (!o.is_scalar && o.array.size() == 1) {
+            Scalar v = o.array.item();
+            // Treat 0-d arrays and NumPy scalars like Python scalars of their kind.
+            v.weak = is_complex(v.dtype)       ? WeakKind::complex
+                     : is_floating(v.dtype)    ? WeakKind::floating
+                     : v.dtype == DType::bool_ ? WeakKind::boolean
+                                               : WeakKind::integer;
+            return v;
+        }
+        throw TypeError(std::string(who) + ": expected a number, got " +
+                        std::string(nb::type_name(h.type()).c_str()));
+    };
+    m.def(
+        "arange",
+        [scal](nb::handle start, nb::handle stop, nb::handle step, nb::handle dtype,
+               nb::handle device) {
+            const char* who = "ember.arange";
+            Scalar a = scal(start, who), b, d = Scalar(int64_t(1));
+            if (stop.is_none()) {
+                b = a;
+                a = Scalar(int64_t(0));
+            } else {
+                b = scal(stop, who);
+            }
+            if (!step.is_none()) d = scal(step, who);
+            return arange(a, b, d, to_opt_dtype(dtype, who), dev_or_default(device, who));
+        },
+        "start"_a, "stop"_a = nb::none(), "step"_a = nb::none(), nb::kw_only(),
+        "dtype"_a = nb::none(), "device"_a = nb::none(),
+        "Evenly spaced values in [start, stop) with the given step.");
+    m.def(
+        "linspace",
+        [scal](nb::handle start, nb::handle stop, int64_t num, nb::handle dtype, nb::handle device,
+               bool endpoint) {
+            const char* who = "ember.linspace";
+            return linspace(scal(start, who), scal(stop, who), num, to_opt_dtype(dtype, who),
+                            dev_or_default(device, who), endpoint);
+        },
+        "start"_a, "stop"_a, "num"_a, nb::kw_only(), "dtype"_a = nb::none(),
+        "device"_a = nb::none(), "endpoint"_a = true, "`num` evenly spaced samples.");
+    m.def(
+        "eye",
+        [](int64_t n, std::optional<int64_t> cols, int64_t k, nb::handle dtype, nb::handle device) {
+            return eye(n, cols, k, to_opt_dtype(dtype, "ember.eye").value_or(DType::float64),
+                       dev_or_default(device, "ember.eye"));
+        },
+        "n_rows"_a, "n_cols"_a = nb::none(), nb::kw_only(), "k"_a = 0, "dtype"_a = nb::none(),
+        "device"_a = nb::none(), "A 2-D array with ones on the k-th diagonal.");
+    m.def(
+        "_asarray",
+        [](nb::handle obj, nb::handle dtype, nb::handle device, nb::handle copy, bool writable) {
+            return asarray(obj, dtype, device, copy, writable);
+        },
+        "obj"_a, "dtype"_a = nb::none(), "device"_a = nb::none(), "copy"_a = nb::none(),
+        "writable"_a = true);
+    m.def("_set_asarray_hook", &set_asarray_hook);
+}
+
+void bind_manipulation(nb::module_& m) {
+    m.def(
+        "reshape",
+        [](const Array& x, nb::handle shape, nb::handle copy) {
+            Shape s = reshape_shape(x, shape, "ember.reshape");
+            if (!copy.is_none()) {
+                if (nb::cast<bool>(copy)) return x.copy().reshape(s);
+                if (auto v = x.reshape_view(s)) return *v;
+                throw ValueError(
+                    "ember.reshape: copy=False but the array cannot be reshaped "
+                    "without a copy");
+            }
+            return x.reshape(s);
+        },
+        "x"_a, "shape"_a, nb::kw_only(), "copy"_a = nb::none(),
+        "A view with a new shape when possible, else a copy.");
+    m.def(
+        "permute_dims",
+        [](const Array& x, nb::handle axes) {
+            return x.permute(*to_axes(axes, "ember.permute_dims"));
+        },
+        "x"_a, "axes"_a, "Permutes the axes (a view).");
+    m.def(
+        "transpose",
+        [](const Array& x, nb::handle axes) {
+            if (axes.is_none()) return x.transpose();
+            return x.permute(*to_axes(axes, "ember.transpose"));
+        },
+        "x"_a, "axes"_a = nb::none(), "Reverses or permutes the axes (a view).");
+    m.def(
+        "swapaxes", [](const Array& x, int64_t a, int64_t b) { return x.swapaxes(a, b); }, "x"_a,
+        "axis1"_a, "axis2"_a, "Interchanges two axes (a view).");
+    m.def(
+        "matrix_transpose",
+        [](const Array& x) {
+            if (x.ndim() < 2)
+                throw ValueError("ember.matrix_transpose: array must be at least 2-d");
+            return x.swapaxes(-1, -2);
+        },
+        "x"_a, "Transposes the last two axes (a view).");
+    m.def(
+        "broadcast_to",
+        [](const Array& x, nb::handle shape) {
+            return x.broadcast_to(to_shape(shape, "ember.broadcast_to"));
+        },
+        "x"_a, "shape"_a, "A read-only-by-convention broadcast view.");
+    m.def(
+        "expand_dims", [](const Array& x, int64_t axis) { return x.expand_dims(axis); }, "x"_a,
+        "axis"_a = 0, "Inserts a size-1 axis (a view).");
+    m.def(
+        "squeeze",
+        [](const Array& x, nb::handle axis) {
+            if (axis.is_none()) return x.squeeze();
+            return x.squeeze(*to_axes(axis, "ember.squeeze"));
+        },
+        "x"_a, "axis"_a = nb::none(), "Removes size-1 axes (a view).");
+    m.def(
+        "_view_as",
+        [](const Array& x, nb::handle dtype) {
+            DType t = to_dtype(dtype, "ember.view");
+            if (itemsize(t) != x.itemsize())
+                throw ValueError("ember.view: itemsize of " + std::string(name(t)) +
+                                 " differs from " + std::string(name(x.dtype())));
+            return Array(x.storage(), x.offset(), x.shape(), x.strides(), t);
+        },
+        "x"_a, "dtype"_a);
+    m.def(
+        "astype",
+        [](const Array& x, nb::handle dtype, bool copy, nb::handle device) {
+            Array r = x.astype(to_dtype(dtype, "ember.astype"), copy);
+            if (auto d = to_device(device, "ember.astype")) r = r.to(*d);
+            return r;
+        },
+        "x"_a, "dtype"_a, nb::kw_only(), "copy"_a = true, "device"_a = nb::none(),
+        "Casts to `dtype` (NumPy's unsafe casting).");
+}
+
+void bind_types(nb::module_& m) {
+    m.def("_result_type", [](nb::args args) {
+        std::vector<Operand> xs;
+        for (nb::handle h : args) {
+            if (nb::isinstance<PyDType>(h) || PyType_Check(h.ptr()) || PyUnicode_Check(h.ptr()) ||
+                (nb::hasattr(h, "itemsize") && nb::hasattr(h, "name") && !is_ndarray(h))) {
+                // A dtype: a strong 0-d stand-in.
+                Scalar s;
+                s = Scalar(int64_t(0)).strong(to_dtype(h, "ember.result_type"));
+                xs.emplace_back(s);
+            } else {
+                xs.push_back(operand(h, "ember.result_type"));
+            }
+        }
+        if (xs.empty())
+            throw ValueError("ember.result_type: at least one array or dtype is required");
+        return PyDType{result_type(xs)};
+    });
+    m.def("_can_cast", [](nb::handle from, nb::handle to) {
+        DType f = is_ndarray(from) ? as_array(from).dtype() : to_dtype(from, "ember.can_cast");
+        return can_cast(f, to_dtype(to, "ember.can_cast"));
+    });
+    m.def("_finfo", [](nb::handle t) {
+        FInfo f = finfo(to_dtype(t, "ember.finfo"));
+        return nb::make_tuple(f.bits, f.eps, f.max, f.min, f.smallest_normal, f.smallest_subnormal,
+                              f.resolution, f.precision, PyDType{f.dtype});
+    });
+    m.def("_iinfo", [](nb::handle t) {
+        IInfo i = iinfo(to_dtype(t, "ember.iinfo"));
+        return nb::make_tuple(i.bits, i.min, i.max, PyDType{i.dtype});
+    });
+}
+
+}  // namespace
+
+void bind_functions(nb::module_& m) {
+    bind_elementwise(m);
+    bind_reductions(m);
+    bind_creation(m);
+    bind_manipulation(m);
+    bind_types(m);
+}
+
+}  // namespace ember::python

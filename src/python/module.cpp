@@ -1,0 +1,168 @@
+// The ember._core extension module: exception mapping, dtype and Device objects, and the
+// registration of the array class and functions.
+#include <string>
+#include <vector>
+
+#include "python/common.hpp"
+#include "python/pydtype.hpp"
+
+namespace ember::python {
+namespace {
+
+PyObject* axis_error = nullptr;
+
+void bind_dtype(nb::module_& m) {
+    auto cls = nb::class_<PyDType>(m, "dtype", "An ember data type (ember.float32, ...).");
+    cls.def(
+           "__init__",
+           [](PyDType* self, nb::handle spec) {
+               new (self) PyDType{to_dtype(spec, "ember.dtype")};
+           },
+           nb::arg("spec"))
+        .def_prop_ro("name", [](const PyDType& d) { return std::string(name(d.t)); })
+        .def_prop_ro("itemsize", [](const PyDType& d) { return itemsize(d.t); })
+        .def_prop_ro("kind",
+                     [](const PyDType& d) {
+                         switch (kind(d.t)) {
+                             case Kind::boolean:
+                                 return "b";
+                             case Kind::signed_int:
+                                 return "i";
+                             case Kind::unsigned_int:
+                                 return "u";
+                             case Kind::floating:
+                                 return "f";
+                             case Kind::complex:
+                                 return "c";
+                         }
+                         return "?";
+                     })
+        .def("__str__", [](const PyDType& d) { return std::string(name(d.t)); })
+        .def("__repr__", [](const PyDType& d) { return "ember." + std::string(name(d.t)); })
+        .def("__hash__",
+             [](const PyDType& d) { return nb::hash(nb::str(std::string(name(d.t)).c_str())); })
+        .def("__eq__",
+             [](const PyDType& d, nb::handle other) {
+                 try {
+                     return to_dtype(other, "ember.dtype") == d.t;
+                 } catch (const Error&) {
+                     return false;
+                 } catch (nb::python_error&) {
+                     return false;
+                 }
+             })
+        .def("__ne__", [](const PyDType& d, nb::handle other) {
+            try {
+                return to_dtype(other, "ember.dtype") != d.t;
+            } catch (const Error&) {
+                return true;
+            } catch (nb::python_error&) {
+                return true;
+            }
+        });
+    for (int i = 0; i < num_dtypes; ++i) {
+        std::string n(name(DType(i)));
+        m.attr(n.c_str()) = PyDType{DType(i)};
+    }
+}
+
+thread_local std::vector<Device> device_stack;
+
+void bind_device(nb::module_& m) {
+    nb::class_<Device>(m, "Device",
+                       "A device: 'cpu', 'cuda' or 'cuda:N'. Also a context manager "
+                       "that makes itself the default device.")
+        .def(
+            "__init__",
+            [](Device* self, nb::handle spec, std::optional<int> index) {
+                Device d = *to_device(spec, "ember.Device");
+                if (index) {
+                    if (d.type == DeviceType::cpu && *index != 0)
+                        throw ValueError("ember.Device: the CPU has only index 0");
+                    d.index = *index;
+                }
+                new (self) Device(d);
+            },
+            nb::arg("type"), nb::arg("index") = nb::none())
+        .def_prop_ro("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
+        .def_prop_ro("index", [](const Device& d) { return d.index; })
+        .def("__str__", &Device::str)
+        .def("__repr__",
+             [](const Device& d) {
+                 return d.is_cpu() ? std::string("ember.Device('cpu')")
+                                   : "ember.Device('" + d.str() + "')";
+             })
+        .def("__eq__",
+             [](const Device& d, nb::handle o) {
+                 try {
+                     auto od = to_device(o, "ember.Device");
+                     return od && *od == d;
+                 } catch (const Error&) {
+                     return false;
+                 }
+             })
+        .def("__hash__", [](const Device& d) { return int(d.type) * 1000 + d.index; })
+        .def("__enter__",
+             [](const Device& d) {
+                 device_stack.push_back(default_device());
+                 set_default_device(d);
+                 return d;
+             })
+        .def("__exit__", [](const Device&, nb::args) {
+            if (!device_stack.empty()) {
+                set_default_device(device_stack.back());
+                device_stack.pop_back();
+            }
+        });
+    m.def("get_default_device", &default_device, "The device new arrays are created on.");
+    m.def(
+        "set_default_device",
+        [](nb::handle d) { set_default_device(*to_device(d, "ember.set_default_device")); },
+        nb::arg("device"), "Sets the default device of the calling thread.");
+}
+
+}  // namespace
+}  // namespace ember::python
+
+NB_MODULE(_core, m) {
+    using namespace ember;
+    using namespace ember::python;
+    m.doc() = "ember's C++ core (private: use the ember package).";
+
+    axis_error = PyErr_NewException(
+        "ember.AxisError",
+        nb::make_tuple(nb::handle(PyExc_ValueError), nb::handle(PyExc_IndexError)).ptr(), nullptr);
+    m.attr("AxisError") = nb::handle(axis_error);
+    nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+        try {
+            std::rethrow_exception(p);
+        } catch (const AxisError& e) {
+            PyErr_SetString(axis_error, e.what());
+        } catch (const ember::IndexError& e) {
+            PyErr_SetString(PyExc_IndexError, e.what());
+        } catch (const ember::ValueError& e) {
+            PyErr_SetString(PyExc_ValueError, e.what());
+        } catch (const ember::TypeError& e) {
+            PyErr_SetString(PyExc_TypeError, e.what());
+        } catch (const ember::OverflowError& e) {
+            PyErr_SetString(PyExc_OverflowError, e.what());
+        } catch (const ember::MemoryError& e) {
+            PyErr_SetString(PyExc_MemoryError, e.what());
+        } catch (const ember::Error& e) {
+            PyErr_SetString(PyExc_RuntimeError, e.what());
+        } catch (const std::bad_alloc&) {
+            PyErr_SetString(PyExc_MemoryError, "ember: out of host memory");
+        }
+    });
+
+    bind_dtype(m);
+    bind_device(m);
+    bind_array(m);
+    bind_functions(m);
+
+    m.attr("__version__") = ember::version;
+    m.def("device_count",
+          [](const std::string& type) { return device_count(Device::parse(type).type); });
+    m.def("unavailable_reason",
+          [](const std::string& type) { return unavailable_reason(Device::parse(type).type); });
+}

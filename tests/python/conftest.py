@@ -1,0 +1,75 @@
+"""pytest configuration for the ember Python tests: the device fixture and shared helpers."""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import ember
+from _helpers import assert_close  # noqa: F401  (re-exported for convenience)
+
+
+def cuda_unavailable_reason() -> str | None:
+    """None when a CUDA device can be used, otherwise why not."""
+    cuda = getattr(ember, "cuda", None)
+    if cuda is None:
+        return "ember.cuda does not exist"
+    is_available = getattr(cuda, "is_available", None)
+    if is_available is None:
+        return "ember.cuda.is_available does not exist"
+    try:
+        ok = bool(is_available())
+    except Exception as exc:  # a broken probe must not break the CPU run
+        return f"ember.cuda.is_available() raised {type(exc).__name__}: {exc}"
+    if not ok:
+        why = getattr(cuda, "unavailable_reason", None)
+        if callable(why):
+            try:
+                return str(why())
+            except Exception:
+                pass
+        elif isinstance(why, str):
+            return why
+        return "ember.cuda.is_available() is False"
+    return None
+
+
+@pytest.fixture(params=["cpu", "cuda"])
+def device(request):
+    """Every test taking ``device`` runs on the CPU, and on CUDA when a GPU is usable."""
+    if request.param == "cuda":
+        reason = cuda_unavailable_reason()
+        if reason is not None:
+            pytest.skip(f"no CUDA device: {reason}")
+    return request.param
+
+
+@pytest.fixture(autouse=True)
+def _quiet_numpy():
+    # The NumPy oracle legitimately divides by zero, overflows, takes log(0), ...
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _restore_default_device():
+    # a test (or the junk test) that changes the default device must not leak it
+    get = getattr(ember, "get_default_device", None)
+    try:
+        before = get() if get is not None else None
+    except Exception:
+        before = None
+    yield
+    if before is not None:
+        try:
+            if get() != before:
+                ember.set_default_device(before)
+        except Exception:
+            pass

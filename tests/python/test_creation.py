@@ -1,0 +1,415 @@
+"""Array creation: asarray and the creation functions, against NumPy."""
+
+from __future__ import annotations
+
+import array
+
+import ember
+import ml_dtypes
+import numpy as np
+import pytest
+from _helpers import (
+    ALL_DTYPES,
+    NUMPY_DTYPES,
+    assert_close,
+    builtin_exception,
+    dtype_name,
+    em_dtype,
+    np_dtype,
+    to_ember,
+)
+
+SHAPES = [(), (0,), (3,), (2, 3), (2, 0, 3), (1, 1, 1, 1), (4, 1, 5)]
+SHAPE_IDS = [str(s).replace(" ", "") for s in SHAPES]
+
+
+# --------------------------------------------------------------------------------------------
+# zeros / ones / empty / full
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("shape", SHAPES, ids=SHAPE_IDS)
+@pytest.mark.parametrize("fn", ["zeros", "ones", "empty"])
+def test_zeros_ones_empty(fn, shape, dtype, device):
+    x = getattr(ember, fn)(shape, dtype=em_dtype(dtype), device=device)
+    assert isinstance(x, ember.ndarray)
+    assert x.shape == shape
+    assert dtype_name(x.dtype) == dtype
+    assert str(x.device).split(":")[0] == device
+    if fn != "empty":
+        ref = getattr(np, fn)(shape, dtype=np.float32).astype(np_dtype(dtype))
+        assert_close(x, ref, dtype)
+
+
+@pytest.mark.parametrize("fn", ["zeros", "ones", "empty"])
+def test_default_dtype_is_float64_and_int_shape(fn, device):
+    x = getattr(ember, fn)(4, device=device)
+    assert x.shape == (4,)
+    assert dtype_name(x.dtype) == "float64"
+    y = getattr(ember, fn)([2, 3], device=device)
+    assert y.shape == (2, 3)
+
+
+FULL_CASES = [
+    (7, None),
+    (7.5, None),
+    (True, None),
+    (1 + 2j, None),
+    (7, "int8"),
+    (1.5, "int8"),
+    (-1, "uint8"),
+    (300, "int8"),
+    (2**63, None),
+    (np.nan, "float16"),
+    (-np.inf, "bfloat16"),
+    (0.1, "float32"),
+    (3, "complex64"),
+    (1, "bool"),
+    (0, "bool"),
+]
+
+
+@pytest.mark.parametrize("value,dtype", FULL_CASES, ids=[f"{v!r}-{d}" for v, d in FULL_CASES])
+def test_full(value, dtype, device):
+    kwargs = {} if dtype is None else {"dtype": em_dtype(dtype)}
+    try:
+        ref = np.full((2, 3), value, **({} if dtype is None else {"dtype": np_dtype(dtype)}))
+    except Exception as exc:  # the oracle refused
+        with pytest.raises(builtin_exception(exc)):
+            ember.full((2, 3), value, device=device, **kwargs)
+        return
+    x = ember.full((2, 3), value, device=device, **kwargs)
+    assert_close(x, ref, dtype_name(ref.dtype), exact=True)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("fn", ["zeros_like", "ones_like", "empty_like", "full_like"])
+def test_like_functions(fn, dtype, device):
+    src = to_ember(np.arange(24, dtype=np.float32).reshape(4, 6).astype(np_dtype(dtype)), device)
+    view = src[::2, ::-3]
+    args = (view, 3) if fn == "full_like" else (view,)
+    y = getattr(ember, fn)(*args)
+    assert y.shape == view.shape
+    assert dtype_name(y.dtype) == dtype
+    if fn != "empty_like":
+        value = {"zeros_like": 0, "ones_like": 1, "full_like": 3}[fn]
+        ref = np.full(view.shape, value).astype(np_dtype(dtype))
+        assert_close(y, ref, dtype)
+    # writing into the new array must not touch the source
+    before = ember.asnumpy(src).copy()
+    y[...] = 0
+    np.testing.assert_array_equal(ember.asnumpy(src), before)
+
+
+@pytest.mark.parametrize("target", ["int16", "float32", "complex128", "bool"])
+@pytest.mark.parametrize("fn", ["zeros_like", "ones_like", "full_like"])
+def test_like_dtype_override(fn, target, device):
+    src = ember.zeros((2, 3), dtype=ember.float64, device=device)
+    args = (src, 1) if fn == "full_like" else (src,)
+    y = getattr(ember, fn)(*args, dtype=em_dtype(target))
+    assert dtype_name(y.dtype) == target
+    assert y.shape == (2, 3)
+
+
+# --------------------------------------------------------------------------------------------
+# arange / linspace / eye
+# --------------------------------------------------------------------------------------------
+
+ARANGE_CASES = [
+    ((5,), {}),
+    ((0,), {}),
+    ((-3,), {}),
+    ((2, 10), {}),
+    ((2, 10, 3), {}),
+    ((10, 2, -2), {}),
+    ((10, 2), {}),
+    ((0.0, 1.0, 0.1), {}),
+    ((1, 2, 0.3), {}),
+    ((-3.5, 2, 0.5), {}),
+    ((10, 0, -1.5), {}),
+    ((5,), {"dtype": "int8"}),
+    ((0, 5), {"dtype": "float32"}),
+    ((0, 1, 0.25), {"dtype": "float16"}),
+    ((3.0,), {}),
+    ((1, 4, 1), {"dtype": "uint16"}),
+]
+
+
+@pytest.mark.parametrize("args,kw", ARANGE_CASES, ids=[f"{a}-{k}" for a, k in ARANGE_CASES])
+def test_arange(args, kw, device):
+    ref = np.arange(*args, **{k: np_dtype(v) for k, v in kw.items()})
+    x = ember.arange(*args, device=device, **{k: em_dtype(v) for k, v in kw.items()})
+    assert_close(x, ref)
+
+
+def test_arange_zero_step_raises(device):
+    with pytest.raises((ValueError, ZeroDivisionError)):
+        ember.arange(0, 5, 0, device=device)
+
+
+def test_arange_too_large_raises(device):
+    with pytest.raises((ValueError, MemoryError)):
+        ember.arange(0, 1e300, 1e-300, device=device)
+
+
+LINSPACE_CASES = [
+    ((0, 1, 5), {}),
+    ((0, 1, 5), {"endpoint": False}),
+    ((1, 0, 7), {}),
+    ((0, 1, 1), {}),
+    ((0, 1, 1), {"endpoint": False}),
+    ((0, 1, 0), {}),
+    ((-1, 1, 101), {}),
+    ((0, 10, 4), {"dtype": "float32"}),
+    ((2.5, 2.5, 3), {}),
+    ((0, 1e10, 11), {}),
+]
+
+
+@pytest.mark.parametrize("args,kw", LINSPACE_CASES, ids=[f"{a}-{k}" for a, k in LINSPACE_CASES])
+def test_linspace(args, kw, device):
+    npkw = {k: (np_dtype(v) if k == "dtype" else v) for k, v in kw.items()}
+    emkw = {k: (em_dtype(v) if k == "dtype" else v) for k, v in kw.items()}
+    ref = np.linspace(*args, **npkw)
+    x = ember.linspace(*args, device=device, **emkw)
+    assert_close(x, ref)
+    got = ember.asnumpy(x)
+    if got.size and kw.get("endpoint", True):
+        assert got[-1] == ref[-1], "linspace must hit the endpoint exactly"
+        assert got[0] == ref[0]
+
+
+def test_linspace_negative_num_raises(device):
+    with pytest.raises(ValueError):
+        ember.linspace(0, 1, -1, device=device)
+
+
+EYE_CASES = [
+    ((3,), {}),
+    ((3, 4), {}),
+    ((4, 3), {"k": 1}),
+    ((3,), {"k": -2}),
+    ((3,), {"k": 5}),
+    ((0,), {}),
+    ((2, 5), {"k": 3, "dtype": "int32"}),
+    ((3,), {"dtype": "bool"}),
+]
+
+
+@pytest.mark.parametrize("args,kw", EYE_CASES, ids=[f"{a}-{k}" for a, k in EYE_CASES])
+def test_eye(args, kw, device):
+    npkw = {k: (np_dtype(v) if k == "dtype" else v) for k, v in kw.items()}
+    emkw = {k: (em_dtype(v) if k == "dtype" else v) for k, v in kw.items()}
+    ref = np.eye(*args, **npkw)
+    assert_close(ember.eye(*args, device=device, **emkw), ref)
+
+
+# --------------------------------------------------------------------------------------------
+# asarray
+# --------------------------------------------------------------------------------------------
+
+SEQUENCES = [
+    [1, 2, 3],
+    [1.0, 2.5],
+    [True, False],
+    [1 + 2j, 3],
+    [1, 2.5],
+    [True, 2],
+    [[1, 2], [3, 4]],
+    [[[1.5], [2.5]], [[3.5], [4.5]]],
+    [],
+    [[]],
+    [[], []],
+    5,
+    2.5,
+    True,
+    1j,
+    [2**63],
+    [-(2**63), 2**63 - 1],
+    (1, 2, 3),
+    [(1, 2), [3, 4]],
+    [np.float32(1.5), 2],
+]
+
+
+@pytest.mark.parametrize("obj", SEQUENCES, ids=[repr(s) for s in SEQUENCES])
+def test_asarray_from_python(obj, device):
+    ref = np.asarray(obj)
+    x = ember.asarray(obj, device=device)
+    assert_close(x, ref, exact=True)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_asarray_python_with_dtype(dtype, device):
+    obj = [[0, 1, 2], [3, 1, 0]]
+    ref = np.asarray(obj, dtype=np.float32).astype(np_dtype(dtype))
+    assert_close(ember.asarray(obj, dtype=em_dtype(dtype), device=device), ref, exact=True)
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        [2**64],
+        [-(2**63) - 1],
+        [-1, 2**63],
+        [[1, 2], [3]],
+        [[1], 2],
+        ["a", 1],
+        [None],
+        [object()],
+    ],
+    ids=[
+        "2**64",
+        "-2**63-1",
+        "mixed_sign_u64",
+        "ragged",
+        "ragged_scalar",
+        "str",
+        "None",
+        "object",
+    ],
+)
+def test_asarray_rejects(obj, device):
+    with pytest.raises((OverflowError, TypeError, ValueError)):
+        ember.asarray(obj, device=device)
+
+
+def test_ragged_raises_value_error(device):
+    with pytest.raises(ValueError):
+        ember.asarray([[1, 2], [3]], device=device)
+    with pytest.raises(ValueError):
+        ember.asarray([[1, 2], 3], device=device)
+
+
+@pytest.mark.parametrize("dtype", NUMPY_DTYPES)
+@pytest.mark.parametrize("layout", ["contig", "strided", "transposed", "negstride", "0d"])
+def test_asarray_from_numpy(layout, dtype, device):
+    base = (np.arange(30).reshape(5, 6) % 7).astype(dtype)
+    a = {
+        "contig": base,
+        "strided": base[::2, 1::2],
+        "transposed": base.T,
+        "negstride": base[::-1, ::-2],
+        "0d": base[2, 3],
+    }[layout]
+    x = ember.asarray(a, device=device)
+    assert_close(x, np.asarray(a), dtype, exact=True)
+
+
+def test_asarray_from_numpy_scalar(device):
+    x = ember.asarray(np.float32(1.5), device=device)
+    assert x.shape == () and dtype_name(x.dtype) == "float32"
+    assert_close(x, np.asarray(np.float32(1.5)))
+
+
+def test_asarray_from_ml_dtypes_bfloat16(device):
+    a = np.array([1.0, -2.5, 3.0], dtype=ml_dtypes.bfloat16)
+    x = ember.asarray(a, device=device)
+    assert dtype_name(x.dtype) == "bfloat16"
+    assert_close(x, a, "bfloat16", exact=True)
+    back = ember.asnumpy(x)
+    assert back.dtype == np.dtype(ml_dtypes.bfloat16)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: array.array("i", [1, -2, 3]),
+        lambda: array.array("d", [1.5, 2.5]),
+        lambda: array.array("b", [1, -1]),
+        lambda: memoryview(np.arange(6, dtype=np.int16).reshape(2, 3)),
+        lambda: memoryview(np.arange(12, dtype=np.float32).reshape(3, 4))[::2],
+    ],
+    ids=[
+        "array_i",
+        "array_d",
+        "array_b",
+        "memoryview_2d",
+        "memoryview_strided",
+    ],
+)
+def test_asarray_from_buffer(make, device):
+    ref = np.asarray(make())
+    x = ember.asarray(make(), device=device)
+    assert_close(x, ref, exact=True)
+
+
+def test_asarray_copy_semantics(device):
+    x = ember.asarray([1.0, 2.0, 3.0], device=device)
+    same = ember.asarray(x)
+    copied = ember.asarray(x, copy=True)
+    x[0] = 10.0
+    assert float(copied[0]) == 1.0, "copy=True must not share memory"
+    assert float(same[0]) in (1.0, 10.0)
+    shared = ember.asarray(x, copy=False)
+    x[1] = 20.0
+    assert float(shared[1]) == 20.0, "copy=False must share memory"
+    with pytest.raises(ValueError):
+        ember.asarray(x, dtype=ember.int32, copy=False)  # needs a copy: must refuse
+
+
+def test_asarray_numpy_copy_false_shares_or_refuses():
+    a = np.arange(4, dtype=np.float64)
+    try:
+        x = ember.asarray(a, copy=False)
+    except ValueError:
+        return
+    a[0] = 42.0
+    assert float(x[0]) == 42.0, "copy=False returned an array that does not share memory"
+
+
+def test_asarray_numpy_copy_true_is_independent():
+    a = np.arange(4, dtype=np.float64)
+    x = ember.asarray(a, copy=True)
+    a[0] = 42.0
+    assert float(x[0]) == 0.0
+
+
+def test_asarray_dtype_conversion(device):
+    a = np.array([1.7, -2.7, 3.2])
+    x = ember.asarray(a, dtype=ember.int32, device=device)
+    assert_close(x, a.astype(np.int32))
+    assert_close(ember.asarray(x, dtype=ember.float32), a.astype(np.int32).astype(np.float32))
+
+
+# --------------------------------------------------------------------------------------------
+# bad shapes
+# --------------------------------------------------------------------------------------------
+
+HUGE_SHAPES = [
+    (2**40, 2**40),
+    (2**62,),
+    (2**31, 2**31, 4),
+    (2**63 - 1,),
+    (2**32, 2**32, 2**32),
+]
+
+
+@pytest.mark.parametrize("shape", HUGE_SHAPES, ids=str)
+@pytest.mark.parametrize("fn", ["zeros", "ones", "empty", "full"])
+def test_huge_shape_raises(fn, shape, device):
+    args = (shape, 1.0) if fn == "full" else (shape,)
+    with pytest.raises((ValueError, MemoryError)):
+        getattr(ember, fn)(*args, device=device)
+
+
+@pytest.mark.parametrize("shape", [(-1,), (2, -3), -5], ids=str)
+@pytest.mark.parametrize("fn", ["zeros", "ones", "empty", "full"])
+def test_negative_shape_raises_value_error(fn, shape, device):
+    args = (shape, 1.0) if fn == "full" else (shape,)
+    with pytest.raises(ValueError):
+        getattr(ember, fn)(*args, device=device)
+
+
+@pytest.mark.parametrize("shape", [(2.5,), "abc", (None,), 1.0, ((2,),)], ids=str)
+def test_non_integer_shape_raises_type_error(shape, device):
+    with pytest.raises(TypeError):
+        ember.zeros(shape, device=device)
+
+
+def test_huge_eye_and_linspace_raise(device):
+    with pytest.raises((ValueError, MemoryError)):
+        ember.eye(2**40, device=device)
+    with pytest.raises((ValueError, MemoryError)):
+        ember.linspace(0, 1, 2**62, device=device)
