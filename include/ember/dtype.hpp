@@ -38,7 +38,19 @@ struct DTypeInfo {
     char numpy_char;  // NumPy's type character ('?', 'b', 'h', ...); bfloat16 has none ('\0')
 };
 
-const DTypeInfo& info(DType t);
+namespace detail {
+inline constexpr DTypeInfo dtype_infos[num_dtypes] = {
+    {"bool", 1, Kind::boolean, '?'},        {"int8", 1, Kind::signed_int, 'b'},
+    {"int16", 2, Kind::signed_int, 'h'},    {"int32", 4, Kind::signed_int, 'i'},
+    {"int64", 8, Kind::signed_int, 'l'},    {"uint8", 1, Kind::unsigned_int, 'B'},
+    {"uint16", 2, Kind::unsigned_int, 'H'}, {"uint32", 4, Kind::unsigned_int, 'I'},
+    {"uint64", 8, Kind::unsigned_int, 'L'}, {"float16", 2, Kind::floating, 'e'},
+    {"bfloat16", 2, Kind::floating, '\0'},  {"float32", 4, Kind::floating, 'f'},
+    {"float64", 8, Kind::floating, 'd'},    {"complex64", 8, Kind::complex, 'F'},
+    {"complex128", 16, Kind::complex, 'D'},
+};
+}  // namespace detail
+inline const DTypeInfo& info(DType t) { return detail::dtype_infos[size_t(t)]; }
 inline std::string_view name(DType t) { return info(t).name; }
 inline int itemsize(DType t) { return info(t).itemsize; }
 inline Kind kind(DType t) { return info(t).kind; }

@@ -25,7 +25,8 @@ struct float16 {
         uint32_t sign = (x >> 16) & 0x8000u;
         uint32_t absx = x & 0x7fffffffu;
         if (absx >= 0x7f800000u) {  // inf or nan
-            return uint16_t(sign | 0x7c00u | (absx > 0x7f800000u ? 0x200u | (absx >> 13) : 0u));
+            return uint16_t(sign | 0x7c00u |
+                            (absx > 0x7f800000u ? 0x200u | ((absx >> 13) & 0x3ffu) : 0u));
         }
         if (absx >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // rounds to inf
         if (absx < 0x38800000u) {                                  // subnormal half (or zero)

@@ -11,21 +11,37 @@
 
 namespace ember {
 
-// An elementwise operand: an array, or a weak scalar (a C++/Python literal).
-struct Operand {
-    Array array;
+// An elementwise operand: an array, or a weak scalar (a C++/Python literal). An lvalue array is
+// referenced, not copied (operands live for the duration of a call); a temporary is held.
+class Operand {
+public:
     Scalar scalar;
     bool is_scalar = false;
 
-    Operand(const Array& a) : array(a) {}
-    Operand(Array&& a) : array(std::move(a)) {}
+    Operand(const Array& a) : ptr_(&a) {}
+    Operand(Array&& a) : hold_(std::move(a)), ptr_(&hold_) {}
     Operand(const Scalar& s) : scalar(s), is_scalar(true) {}
     Operand(bool v) : scalar(v), is_scalar(true) {}
     Operand(int v) : scalar(v), is_scalar(true) {}
     Operand(int64_t v) : scalar(v), is_scalar(true) {}
     Operand(double v) : scalar(v), is_scalar(true) {}
     Operand(std::complex<double> v) : scalar(v), is_scalar(true) {}
-    DType dtype() const { return is_scalar ? scalar.dtype : array.dtype(); }
+    Operand(const Operand& o) { *this = o; }
+    Operand& operator=(const Operand& o) {
+        if (this == &o) return *this;
+        scalar = o.scalar;
+        is_scalar = o.is_scalar;
+        hold_ = o.hold_;
+        ptr_ = o.ptr_ == &o.hold_ ? &hold_ : o.ptr_;
+        return *this;
+    }
+
+    const Array& array() const { return *ptr_; }
+    DType dtype() const { return is_scalar ? scalar.dtype : ptr_->dtype(); }
+
+private:
+    Array hold_;
+    const Array* ptr_ = &hold_;
 };
 
 // Resolves the dtypes of an op: the loop (compute) dtype and the output dtype; TypeError when

@@ -28,10 +28,11 @@ constexpr uint32_t M_INEXACT = M_FLOAT | M_COMPLEX;
 enum class OutRule : uint8_t { same, boolean, real };
 
 // Flags.
-constexpr uint32_t F_NO_BOOL = 1;     // a bool input is a TypeError (np.subtract(True, True))
-constexpr uint32_t F_INT_TO_F64 = 2;  // integer inputs use the float64 loop (true division)
-constexpr uint32_t F_CAST_BOOL = 4;   // every input is cast to bool (logical ops)
-constexpr uint32_t F_EXACT_HALF = 8;  // float16/bfloat16 computed in their own type (nextafter)
+constexpr uint32_t F_NO_BOOL = 1;      // a bool input is a TypeError (np.subtract(True, True))
+constexpr uint32_t F_INT_TO_F64 = 2;   // integer inputs use the float64 loop (true division)
+constexpr uint32_t F_CAST_BOOL = 4;    // every input is cast to bool (logical ops)
+constexpr uint32_t F_EXACT_HALF = 8;   // float16/bfloat16 computed in their own type (nextafter)
+constexpr uint32_t F_BOOL_FLOAT = 16;  // a bool input uses the float16 loop (np.round(True))
 
 // X(name, arity, loops, out_rule, flags)
 #define EMBER_ELEMENTWISE_OPS(X)                    \
@@ -95,7 +96,7 @@ constexpr uint32_t F_EXACT_HALF = 8;  // float16/bfloat16 computed in their own 
     X(floor, 1, M_BOOL | M_REALNUM, same, 0)        \
     X(ceil, 1, M_BOOL | M_REALNUM, same, 0)         \
     X(trunc, 1, M_BOOL | M_REALNUM, same, 0)        \
-    X(round, 1, M_NUM, same, 0)                     \
+    X(round, 1, M_NUM, same, F_BOOL_FLOAT)          \
     X(isnan, 1, M_ALL, boolean, 0)                  \
     X(isinf, 1, M_ALL, boolean, 0)                  \
     X(isfinite, 1, M_ALL, boolean, 0)               \

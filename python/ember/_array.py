@@ -41,10 +41,12 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
             raise TypeError(f"ember.asarray: unsupported NumPy dtype {a.dtype}")
         return _core._asarray(a, dtype, device, copy, builtins.bool(a.flags.writeable))
     if hasattr(obj, "__dlpack__"):
-        return from_dlpack(obj, device=device, copy=copy) if dtype is None else asarray(
-            from_dlpack(obj, device=device, copy=copy), dtype=dtype
+        return (
+            from_dlpack(obj, device=device, copy=copy)
+            if dtype is None
+            else asarray(from_dlpack(obj, device=device, copy=copy), dtype=dtype)
         )
-    if isinstance(obj, (bytes, bytearray, memoryview)):
+    if isinstance(obj, (bytes, bytearray)):
         raise TypeError(
             "ember.asarray: raw bytes have no dtype; wrap them with numpy.frombuffer first"
         )
@@ -80,6 +82,8 @@ def asnumpy(x):
     v = x._numpy_view()
     if x.dtype == _core.bfloat16:
         v = v.view(_bfloat16())
+    elif v.dtype.char in "qQ":  # DLPack gives long long; NumPy's default int is long
+        v = v.view(_np.int64 if v.dtype.char == "q" else _np.uint64)
     return v
 
 
@@ -111,8 +115,7 @@ def _str(self):
 def _iter(self):
     if self.ndim == 0:
         raise TypeError("ember: iteration over a 0-d array")
-    for i in range(self.shape[0]):
-        yield self[i]
+    return (self[i] for i in range(self.shape[0]))
 
 
 def _tolist(self):

@@ -16,4 +16,3 @@ def device_count():
 def unavailable_reason():
     """Why CUDA devices cannot be used, in one line ("" when they can)."""
     return _core.unavailable_reason("cuda")
-

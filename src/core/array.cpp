@@ -71,12 +71,16 @@ Scalar Scalar::strong(DType t) const {
 
 void Scalar::store(DType t, void* dst, bool check_range, const char* who) const {
     const bool big = weak == WeakKind::integer && dtype == DType::uint64;
+    const bool huge = weak == WeakKind::integer && dtype == DType::float64;  // beyond 64 bits
     if (check_range && weak == WeakKind::integer && is_integer(t)) {
         const IInfo ii = iinfo(t);
-        const bool ok = big ? u <= ii.max : (i >= ii.min && (i < 0 || uint64_t(i) <= ii.max));
+        const bool ok =
+            !huge && (big ? u <= ii.max : (i >= ii.min && (i < 0 || uint64_t(i) <= ii.max)));
         if (!ok)
             throw OverflowError(std::string(who) + ": Python integer " +
-                                (big ? std::to_string(u) : std::to_string(i)) +
+                                (huge  ? std::to_string(c.real())
+                                 : big ? std::to_string(u)
+                                       : std::to_string(i)) +
                                 " out of bounds for " + std::string(name(t)));
     }
     visit_dtype(t, [&](auto tag) {
@@ -105,7 +109,9 @@ void Scalar::store(DType t, void* dst, bool check_range, const char* who) const 
         } else if (weak == WeakKind::boolean) {
             v = convert<T>(b);
         } else if (weak == WeakKind::integer) {
-            if (big)
+            if (huge)
+                v = convert<T>(c.real());
+            else if (big)
                 v = convert<T>(u);
             else
                 v = convert<T>(i);

@@ -25,8 +25,9 @@ Array ones(const Shape& shape, DType dtype, Device device) {
 }
 
 Array full(const Shape& shape, const Scalar& value, std::optional<DType> dtype, Device device) {
-    const DType t =
-        dtype.value_or(value.weak == WeakKind::none ? value.dtype : default_dtype(value.weak));
+    DType natural = value.weak == WeakKind::none ? value.dtype : default_dtype(value.weak);
+    if (value.weak == WeakKind::integer && value.dtype == DType::uint64) natural = DType::uint64;
+    const DType t = dtype.value_or(natural);
     Array a = Array::empty(shape, t, device);
     alignas(16) unsigned char buf[16];
     value.store(t, buf, true, "ember.full");  // range check for Python integers

@@ -11,23 +11,7 @@ namespace ember {
 
 namespace {
 
-constexpr std::array<DTypeInfo, num_dtypes> infos = {{
-    {"bool", 1, Kind::boolean, '?'},
-    {"int8", 1, Kind::signed_int, 'b'},
-    {"int16", 2, Kind::signed_int, 'h'},
-    {"int32", 4, Kind::signed_int, 'i'},
-    {"int64", 8, Kind::signed_int, 'l'},
-    {"uint8", 1, Kind::unsigned_int, 'B'},
-    {"uint16", 2, Kind::unsigned_int, 'H'},
-    {"uint32", 4, Kind::unsigned_int, 'I'},
-    {"uint64", 8, Kind::unsigned_int, 'L'},
-    {"float16", 2, Kind::floating, 'e'},
-    {"bfloat16", 2, Kind::floating, '\0'},
-    {"float32", 4, Kind::floating, 'f'},
-    {"float64", 8, Kind::floating, 'd'},
-    {"complex64", 8, Kind::complex, 'F'},
-    {"complex128", 16, Kind::complex, 'D'},
-}};
+constexpr const DTypeInfo* infos = detail::dtype_infos;
 
 // Significand bits (incl. the implicit one) of each float type; integers need that many bits.
 int mantissa_bits(DType t) {
@@ -118,8 +102,6 @@ struct Tables {
 const Tables tables;
 
 }  // namespace
-
-const DTypeInfo& info(DType t) { return infos[size_t(t)]; }
 
 DType dtype_from_name(std::string_view s) {
     for (int i = 0; i < num_dtypes; ++i)

@@ -1,5 +1,6 @@
 // The elementwise front-end: dtype resolution from the op table (NumPy's loop search with NEP 50
 // weak scalars), broadcasting, output allocation or in-place checks, then one backend map call.
+#include <array>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,7 @@ bool is_comparison(ops::OpId op) {
 bool fits(const Scalar& s, DType t) {
     if (s.weak != WeakKind::integer || !is_integer(t)) return true;
     const IInfo ii = iinfo(t);
+    if (s.dtype == DType::float64) return false;  // beyond 64 bits
     if (s.dtype == DType::uint64) return s.u <= ii.max;
     return s.i >= ii.min && (s.i < 0 || uint64_t(s.i) <= ii.max);
 }
@@ -67,13 +69,32 @@ bool fits(const Scalar& s, DType t) {
 }  // namespace
 
 DType result_type(std::span<const Operand> xs) {
+    // NumPy folds several dtypes starting from the highest kind (so int8, uint8, float16 gives
+    // float16, not float32 as pairwise left-to-right would).
     bool have_strong = false;
     DType t = DType::bool_;
     WeakKind w = WeakKind::none;
+    // Fast path: at most two strong dtypes (pairwise promotion is then exact).
+    int nstrong = 0;
     for (const Operand& x : xs) {
         if (x.is_scalar && x.scalar.weak != WeakKind::none) {
             if (int(x.scalar.weak) > int(w)) w = x.scalar.weak;
         } else {
+            t = nstrong ? promote_types(t, x.dtype()) : x.dtype();
+            ++nstrong;
+        }
+    }
+    if (nstrong <= 2) return nstrong ? promote_weak(t, w) : default_dtype(w);
+    w = WeakKind::none;
+    for (int pass = int(Kind::complex); pass >= 0; --pass) {
+        for (const Operand& x : xs) {
+            if (x.is_scalar && x.scalar.weak != WeakKind::none) {
+                if (pass == 0 && int(x.scalar.weak) > int(w)) w = x.scalar.weak;
+                continue;
+            }
+            int k = int(kind(x.dtype()));
+            if (k == int(Kind::unsigned_int)) k = int(Kind::signed_int);
+            if (k != pass) continue;
             t = have_strong ? promote_types(t, x.dtype()) : x.dtype();
             have_strong = true;
         }
@@ -82,6 +103,31 @@ DType result_type(std::span<const Operand> xs) {
     return promote_weak(t, w);
 }
 
+namespace {
+
+// loop_for[op][t]: the first loop of `op` that dtype `t` casts to safely (NumPy's loop search),
+// or bool_ with ok=false; computed once.
+struct LoopChoice {
+    DType loop = DType::bool_;
+    bool ok = false;
+};
+const LoopChoice& loop_for(ops::OpId op, DType t) {
+    static const auto table = [] {
+        std::vector<std::array<LoopChoice, num_dtypes>> tab(size_t(ops::num_ops));
+        for (int o = 0; o < ops::num_ops; ++o)
+            for (int i = 0; i < num_dtypes; ++i)
+                for (DType d : loop_order)
+                    if ((ops::op_infos[o].loops & ops::bit(d)) && can_cast(DType(i), d)) {
+                        tab[size_t(o)][size_t(i)] = {d, true};
+                        break;
+                    }
+        return tab;
+    }();
+    return table[size_t(op)][size_t(t)];
+}
+
+}  // namespace
+
 OpTypes resolve_op_types(ops::OpId op, std::span<const Operand> xs) {
     const ops::OpInfo& oi = ops::info(op);
     if (oi.flags & ops::F_CAST_BOOL) return {DType::bool_, DType::bool_};
@@ -89,15 +135,13 @@ OpTypes resolve_op_types(ops::OpId op, std::span<const Operand> xs) {
     if ((oi.flags & ops::F_NO_BOOL) && t == DType::bool_)
         throw TypeError(who(op) + ": not supported for boolean inputs (dtype bool)");
     if ((oi.flags & ops::F_INT_TO_F64) && !is_inexact(t)) t = DType::float64;
-    for (DType d : loop_order) {
-        if ((oi.loops & ops::bit(d)) && can_cast(t, d)) {
-            const DType out = oi.out == ops::OutRule::boolean ? DType::bool_
-                              : oi.out == ops::OutRule::real  ? real_dtype(d)
-                                                              : d;
-            return {d, out};
-        }
-    }
-    throw TypeError(who(op) + ": not supported for input dtype " + std::string(name(t)));
+    if ((oi.flags & ops::F_BOOL_FLOAT) && t == DType::bool_) t = DType::float16;
+    const LoopChoice& c = loop_for(op, t);
+    if (!c.ok) throw TypeError(who(op) + ": not supported for input dtype " + std::string(name(t)));
+    const DType out = oi.out == ops::OutRule::boolean ? DType::bool_
+                      : oi.out == ops::OutRule::real  ? real_dtype(c.loop)
+                                                      : c.loop;
+    return {c.loop, out};
 }
 
 Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
@@ -110,8 +154,8 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
     // widening the loop; everything else raises OverflowError.
     for (const Operand& x : xs)
         if (x.is_scalar && !fits(x.scalar, ty.loop) && is_comparison(op))
-            ty.loop = (ty.loop == DType::uint64 || x.scalar.dtype == DType::uint64) ? DType::float64
-                                                                                    : DType::int64;
+            ty.loop = (ty.loop == DType::uint64 || x.scalar.dtype != DType::int64) ? DType::float64
+                                                                                   : DType::int64;
     const DType compute = ops::compute_dtype(op, ty.loop);
 
     // Device and shape of the array operands.
@@ -119,17 +163,17 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
     Shape shape;
     for (const Operand& x : xs) {
         if (x.is_scalar) continue;
-        if (!x.array.defined()) throw ValueError(who(op) + ": undefined array operand");
+        if (!x.array().defined()) throw ValueError(who(op) + ": undefined array operand");
         if (!first) {
-            first = &x.array;
-            shape = x.array.shape();
+            first = &x.array();
+            shape = x.array().shape();
         } else {
-            if (x.array.device() != first->device())
+            if (x.array().device() != first->device())
                 throw ValueError(who(op) + ": operands are on different devices (" +
-                                 first->device().str() + " and " + x.array.device().str() +
+                                 first->device().str() + " and " + x.array().device().str() +
                                  "); move one with .to(device)");
-            if (!(x.array.shape() == shape))
-                shape = broadcast_shapes(shape, x.array.shape(), who(op).c_str());
+            if (!(x.array().shape() == shape))
+                shape = broadcast_shapes(shape, x.array().shape(), who(op).c_str());
         }
     }
     const Device dev = first ? first->device() : (out ? out->device() : default_device());
@@ -166,7 +210,7 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
             ptrs[k + 1] = &result;  // placeholder with the right shape; replaced below
             continue;
         }
-        const Array& a = xs[k].array;
+        const Array& a = xs[k].array();
         const Array* p = &a;
         if (!(a.shape() == shape)) {
             tmp[k + 1] = a.broadcast_to(shape);

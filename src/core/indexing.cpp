@@ -98,6 +98,11 @@ Array index(const Array& x, std::span<const Index> idx) {
 void index_assign(const Array& x, std::span<const Index> idx, const Operand& value) {
     Array v = index(x, idx);
     if (value.is_scalar) {
+        if (value.scalar.weak == WeakKind::complex && !is_complex(x.dtype()))
+            throw TypeError(
+                "ember.__setitem__: cannot assign a complex number to an array of "
+                "dtype " +
+                std::string(name(x.dtype())));
         if (value.scalar.weak != WeakKind::none) {
             alignas(16) unsigned char buf[16];
             value.scalar.store(x.dtype(), buf, true, "ember.__setitem__");
@@ -105,17 +110,17 @@ void index_assign(const Array& x, std::span<const Index> idx, const Operand& val
         v.fill(value.scalar);
         return;
     }
-    if (value.array.device() != x.device())
-        throw ValueError("ember.__setitem__: value is on " + value.array.device().str() +
+    if (value.array().device() != x.device())
+        throw ValueError("ember.__setitem__: value is on " + value.array().device().str() +
                          " but the array is on " + x.device().str());
-    const Shape& vs = value.array.shape();
+    const Shape& vs = value.array().shape();
     if (!(vs == v.shape())) {
         Shape b = broadcast_shapes(v.shape(), vs, "ember.__setitem__");
         if (!(b == v.shape()))
             throw ValueError("ember.__setitem__: could not broadcast input array from shape " +
                              shape_str(vs) + " into shape " + shape_str(v.shape()));
     }
-    v.assign(value.array);
+    v.assign(value.array());
 }
 
 }  // namespace ember

@@ -20,7 +20,7 @@ nb::object binary(OpId op, nb::handle self, nb::handle other, bool reflected) {
     if (!to_operand(other, b, false, "ember.ndarray")) return nb::borrow(Py_NotImplemented);
     const Operand a(as_array(self));
     const Operand xs[2] = {reflected ? b : a, reflected ? a : b};
-    return nb::cast(map(op, xs));
+    return wrap(map(op, xs));
 }
 
 nb::object inplace(OpId op, nb::handle self, nb::handle other) {
@@ -34,7 +34,7 @@ nb::object inplace(OpId op, nb::handle self, nb::handle other) {
 
 nb::object unary(OpId op, nb::handle self) {
     const Operand xs[1] = {Operand(as_array(self))};
-    return nb::cast(map(op, xs));
+    return wrap(map(op, xs));
 }
 
 // Parses a Python index (int, slice, None, Ellipsis, tuple of these) into basic indices.
@@ -193,9 +193,94 @@ int getbuffer(PyObject* self, Py_buffer* view, int flags) {
 
 void releasebuffer(PyObject*, Py_buffer* view) { delete static_cast<BufferInfo*>(view->internal); }
 
+// Number-protocol slots called by CPython directly (no method lookup, no argument parsing):
+// the per-call cost of `x + y` stays close to NumPy's.
+template <OpId op>
+PyObject* slot_binary(PyObject* a, PyObject* b) noexcept {
+    try {
+        const bool left = is_ndarray(a);
+        return binary(op, left ? a : b, left ? b : a, !left).release().ptr();
+    } catch (...) {
+        set_python_error(std::current_exception());
+        return nullptr;
+    }
+}
+template <OpId op>
+PyObject* slot_inplace(PyObject* a, PyObject* b) noexcept {
+    try {
+        return inplace(op, a, b).release().ptr();
+    } catch (...) {
+        set_python_error(std::current_exception());
+        return nullptr;
+    }
+}
+template <OpId op>
+PyObject* slot_unary(PyObject* a) noexcept {
+    try {
+        return unary(op, a).release().ptr();
+    } catch (...) {
+        set_python_error(std::current_exception());
+        return nullptr;
+    }
+}
+PyObject* slot_power(PyObject* a, PyObject* b, PyObject* mod) noexcept {
+    if (mod != Py_None) {
+        PyErr_SetString(PyExc_TypeError, "ember: pow() with a modulus is not supported");
+        return nullptr;
+    }
+    return slot_binary<OpId::pow>(a, b);
+}
+PyObject* slot_ipower(PyObject* a, PyObject* b, PyObject* mod) noexcept {
+    if (mod != Py_None) {
+        PyErr_SetString(PyExc_TypeError, "ember: pow() with a modulus is not supported");
+        return nullptr;
+    }
+    return slot_inplace<OpId::pow>(a, b);
+}
+PyObject* slot_richcompare(PyObject* a, PyObject* b, int cmp) noexcept {
+    static constexpr OpId ops[] = {OpId::less,      OpId::less_equal, OpId::equal,
+                                   OpId::not_equal, OpId::greater,    OpId::greater_equal};
+    if (!is_ndarray(a)) return Py_NewRef(Py_NotImplemented);
+    try {
+        return binary(ops[cmp], a, b, false).release().ptr();
+    } catch (...) {
+        set_python_error(std::current_exception());
+        return nullptr;
+    }
+}
+
 PyType_Slot array_slots[] = {
     {Py_bf_getbuffer, (void*)getbuffer},
     {Py_bf_releasebuffer, (void*)releasebuffer},
+    {Py_nb_add, (void*)slot_binary<OpId::add>},
+    {Py_nb_subtract, (void*)slot_binary<OpId::subtract>},
+    {Py_nb_multiply, (void*)slot_binary<OpId::multiply>},
+    {Py_nb_true_divide, (void*)slot_binary<OpId::divide>},
+    {Py_nb_floor_divide, (void*)slot_binary<OpId::floor_divide>},
+    {Py_nb_remainder, (void*)slot_binary<OpId::remainder>},
+    {Py_nb_power, (void*)slot_power},
+    {Py_nb_and, (void*)slot_binary<OpId::bitwise_and>},
+    {Py_nb_or, (void*)slot_binary<OpId::bitwise_or>},
+    {Py_nb_xor, (void*)slot_binary<OpId::bitwise_xor>},
+    {Py_nb_lshift, (void*)slot_binary<OpId::bitwise_left_shift>},
+    {Py_nb_rshift, (void*)slot_binary<OpId::bitwise_right_shift>},
+    {Py_nb_inplace_add, (void*)slot_inplace<OpId::add>},
+    {Py_nb_inplace_subtract, (void*)slot_inplace<OpId::subtract>},
+    {Py_nb_inplace_multiply, (void*)slot_inplace<OpId::multiply>},
+    {Py_nb_inplace_true_divide, (void*)slot_inplace<OpId::divide>},
+    {Py_nb_inplace_floor_divide, (void*)slot_inplace<OpId::floor_divide>},
+    {Py_nb_inplace_remainder, (void*)slot_inplace<OpId::remainder>},
+    {Py_nb_inplace_power, (void*)slot_ipower},
+    {Py_nb_inplace_and, (void*)slot_inplace<OpId::bitwise_and>},
+    {Py_nb_inplace_or, (void*)slot_inplace<OpId::bitwise_or>},
+    {Py_nb_inplace_xor, (void*)slot_inplace<OpId::bitwise_xor>},
+    {Py_nb_inplace_lshift, (void*)slot_inplace<OpId::bitwise_left_shift>},
+    {Py_nb_inplace_rshift, (void*)slot_inplace<OpId::bitwise_right_shift>},
+    {Py_nb_negative, (void*)slot_unary<OpId::negative>},
+    {Py_nb_positive, (void*)slot_unary<OpId::positive>},
+    {Py_nb_absolute, (void*)slot_unary<OpId::abs>},
+    {Py_nb_invert, (void*)slot_unary<OpId::bitwise_invert>},
+    {Py_tp_richcompare, (void*)slot_richcompare},
     {0, nullptr},
 };
 
@@ -254,7 +339,7 @@ void bind_array(nb::module_& m) {
                 }
                 return a.reshape(s);
             },
-            nb::arg("shape"), nb::kw_only(), nb::arg("copy") = nb::none())
+            nb::arg("shape"), nb::kw_only(), nb::arg("copy").none() = nb::none())
         .def("transpose",
              [](const Array& a, nb::args axes) {
                  if (axes.size() == 0) return a.transpose();
@@ -270,7 +355,7 @@ void bind_array(nb::module_& m) {
                 if (axis.is_none()) return a.squeeze();
                 return a.squeeze(*to_axes(axis, "ember.squeeze"));
             },
-            nb::arg("axis") = nb::none())
+            nb::arg("axis").none() = nb::none())
         .def("flatten", [](const Array& a) { return a.copy().reshape({a.size()}); })
         .def("ravel", [](const Array& a) { return a.reshape({a.size()}); })
         .def(
@@ -284,7 +369,7 @@ void bind_array(nb::module_& m) {
             [](const Array& a, nb::handle device, nb::handle) {
                 return a.to(*to_device(device, "ember.ndarray.to_device"));
             },
-            nb::arg("device"), nb::kw_only(), nb::arg("stream") = nb::none())
+            nb::arg("device"), nb::kw_only(), nb::arg("stream").none() = nb::none())
         .def("cpu", [](const Array& a) { return a.to(cpu); })
         .def("_numpy_view", &to_numpy_view)
         .def("__dlpack_device__",
@@ -306,8 +391,9 @@ void bind_array(nb::module_& m) {
                 const bool force_copy = !copy.is_none() && nb::cast<bool>(copy);
                 return dlpack_view(force_copy ? a.copy() : a);
             },
-            nb::kw_only(), nb::arg("stream") = nb::none(), nb::arg("max_version") = nb::none(),
-            nb::arg("dl_device") = nb::none(), nb::arg("copy") = nb::none(),
+            nb::kw_only(), nb::arg("stream").none() = nb::none(),
+            nb::arg("max_version").none() = nb::none(), nb::arg("dl_device").none() = nb::none(),
+            nb::arg("copy").none() = nb::none(),
             "Exports the array as a DLPack capsule (zero-copy unless copy=True).")
         // Reductions as methods.
         .def(
@@ -315,46 +401,46 @@ void bind_array(nb::module_& m) {
             [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
                 return sum(a, method_axes(axis), keepdims, to_opt_dtype(dtype, "ember.sum"));
             },
-            nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(),
+            nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
             nb::arg("keepdims") = false)
         .def(
             "prod",
             [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
                 return prod(a, method_axes(axis), keepdims, to_opt_dtype(dtype, "ember.prod"));
             },
-            nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(),
+            nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
             nb::arg("keepdims") = false)
         .def(
             "mean",
             [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
                 return mean(a, method_axes(axis), keepdims, to_opt_dtype(dtype, "ember.mean"));
             },
-            nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(),
+            nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
             nb::arg("keepdims") = false)
         .def(
             "max",
             [](const Array& a, nb::handle axis, bool keepdims) {
                 return max(a, method_axes(axis), keepdims);
             },
-            nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+            nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
         .def(
             "min",
             [](const Array& a, nb::handle axis, bool keepdims) {
                 return min(a, method_axes(axis), keepdims);
             },
-            nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+            nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
         .def(
             "any",
             [](const Array& a, nb::handle axis, bool keepdims) {
                 return any(a, method_axes(axis), keepdims);
             },
-            nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+            nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
         .def(
             "all",
             [](const Array& a, nb::handle axis, bool keepdims) {
                 return all(a, method_axes(axis), keepdims);
             },
-            nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+            nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
         .def(
             "var",
             [](const Array& a, nb::handle axis, nb::handle dtype, double ddof, bool keepdims,
@@ -362,8 +448,9 @@ void bind_array(nb::module_& m) {
                 double c = correction.is_none() ? ddof : nb::cast<double>(correction);
                 return var(a, method_axes(axis), c, keepdims, to_opt_dtype(dtype, "ember.var"));
             },
-            nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("ddof") = 0.0,
-            nb::arg("keepdims") = false, nb::kw_only(), nb::arg("correction") = nb::none())
+            nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
+            nb::arg("ddof") = 0.0, nb::arg("keepdims") = false, nb::kw_only(),
+            nb::arg("correction").none() = nb::none())
         .def(
             "std",
             [](const Array& a, nb::handle axis, nb::handle dtype, double ddof, bool keepdims,
@@ -372,20 +459,21 @@ void bind_array(nb::module_& m) {
                 return ember::std(a, method_axes(axis), c, keepdims,
                                   to_opt_dtype(dtype, "ember.std"));
             },
-            nb::arg("axis") = nb::none(), nb::arg("dtype") = nb::none(), nb::arg("ddof") = 0.0,
-            nb::arg("keepdims") = false, nb::kw_only(), nb::arg("correction") = nb::none())
+            nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
+            nb::arg("ddof") = 0.0, nb::arg("keepdims") = false, nb::kw_only(),
+            nb::arg("correction").none() = nb::none())
         .def(
             "argmax",
             [](const Array& a, std::optional<int64_t> axis, bool keepdims) {
                 return argmax(a, axis, keepdims);
             },
-            nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+            nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
         .def(
             "argmin",
             [](const Array& a, std::optional<int64_t> axis, bool keepdims) {
                 return argmin(a, axis, keepdims);
             },
-            nb::arg("axis") = nb::none(), nb::arg("keepdims") = false)
+            nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
         // Python protocols.
         .def("__len__",
              [](const Array& a) {
@@ -403,12 +491,15 @@ void bind_array(nb::module_& m) {
         .def("__int__",
              [](const Array& a) {
                  Scalar s = one_element(a, "int");
+                 if (is_complex(s.dtype))
+                     throw TypeError("ember: cannot convert a complex array to int; use .real");
                  if (is_inexact(s.dtype)) {
                      double v = s.c.real();
                      if (v != v) throw ValueError("ember: cannot convert float NaN to integer");
                      return nb::steal(PyNumber_Long(nb::float_(v).ptr()));
                  }
-                 return scalar_to_python(s);
+                 return s.dtype == DType::bool_ ? nb::steal(PyLong_FromLong(s.b))
+                                                : scalar_to_python(s);
              })
         .def("__index__",
              [](const Array& a) {
@@ -431,59 +522,32 @@ void bind_array(nb::module_& m) {
                  Scalar s = one_element(a, "complex");
                  return nb::steal(PyComplex_FromDoubles(s.c.real(), s.c.imag()));
              })
-        .def("__getitem__",
-             [](const Array& a, nb::handle key) {
-                 std::vector<Index> idx;
-                 parse_index(key, idx);
-                 return index(a, idx);
-             })
-        .def("__setitem__", [](const Array& a, nb::handle key, nb::handle value) {
-            std::vector<Index> idx;
-            parse_index(key, idx);
-            Scalar s;
-            if (weak_scalar(value, s)) {
-                index_assign(a, idx, Operand(s));
-                return;
-            }
-            Operand v = Operand(false);
-            to_operand(value, v, true, "ember.ndarray.__setitem__");
-            if (!v.is_scalar && v.array.device() != a.device()) v = Operand(v.array.to(a.device()));
-            index_assign(a, idx, v);
-        });
+        .def(
+            "__getitem__",
+            [](const Array& a, nb::handle key) {
+                std::vector<Index> idx;
+                parse_index(key, idx);
+                return index(a, idx);
+            },
+            nb::arg("key").none())
+        .def(
+            "__setitem__",
+            [](const Array& a, nb::handle key, nb::handle value) {
+                std::vector<Index> idx;
+                parse_index(key, idx);
+                Scalar s;
+                if (weak_scalar(value, s)) {
+                    index_assign(a, idx, Operand(s));
+                    return;
+                }
+                Operand v = Operand(false);
+                to_operand(value, v, true, "ember.ndarray.__setitem__");
+                if (!v.is_scalar && v.array().device() != a.device())
+                    v = Operand(v.array().to(a.device()));
+                index_assign(a, idx, v);
+            },
+            nb::arg("key").none(), nb::arg("value").none());
 
-    // Operators.
-#define EMBER_BINOP(py, op)                                                            \
-    cls.def("__" py "__",                                                              \
-            [](nb::handle s, nb::handle o) { return binary(OpId::op, s, o, false); }); \
-    cls.def("__r" py "__",                                                             \
-            [](nb::handle s, nb::handle o) { return binary(OpId::op, s, o, true); });  \
-    cls.def("__i" py "__", [](nb::handle s, nb::handle o) { return inplace(OpId::op, s, o); });
-    EMBER_BINOP("add", add)
-    EMBER_BINOP("sub", subtract)
-    EMBER_BINOP("mul", multiply)
-    EMBER_BINOP("truediv", divide)
-    EMBER_BINOP("floordiv", floor_divide)
-    EMBER_BINOP("mod", remainder)
-    EMBER_BINOP("pow", pow)
-    EMBER_BINOP("and", bitwise_and)
-    EMBER_BINOP("or", bitwise_or)
-    EMBER_BINOP("xor", bitwise_xor)
-    EMBER_BINOP("lshift", bitwise_left_shift)
-    EMBER_BINOP("rshift", bitwise_right_shift)
-#undef EMBER_BINOP
-#define EMBER_CMPOP(py, op) \
-    cls.def("__" py "__", [](nb::handle s, nb::handle o) { return binary(OpId::op, s, o, false); });
-    EMBER_CMPOP("eq", equal)
-    EMBER_CMPOP("ne", not_equal)
-    EMBER_CMPOP("lt", less)
-    EMBER_CMPOP("le", less_equal)
-    EMBER_CMPOP("gt", greater)
-    EMBER_CMPOP("ge", greater_equal)
-#undef EMBER_CMPOP
-    cls.def("__neg__", [](nb::handle s) { return unary(OpId::negative, s); });
-    cls.def("__pos__", [](nb::handle s) { return unary(OpId::positive, s); });
-    cls.def("__abs__", [](nb::handle s) { return unary(OpId::abs, s); });
-    cls.def("__invert__", [](nb::handle s) { return unary(OpId::bitwise_invert, s); });
     // Arrays compare elementwise, so they cannot be hashed.
     nb::setattr(cls, "__hash__", nb::none());
 }

@@ -20,6 +20,13 @@ inline bool is_ndarray(nb::handle h) {
     return Py_TYPE(h.ptr()) == ndarray_type || PyObject_TypeCheck(h.ptr(), ndarray_type);
 }
 inline const Array& as_array(nb::handle h) { return *nb::inst_ptr<Array>(h); }
+// A new ember.ndarray owning `a`, built directly (skips nanobind's type lookup in nb::cast).
+inline nb::object wrap(Array&& a) {
+    nb::object o = nb::inst_alloc(nb::handle(reinterpret_cast<PyObject*>(ndarray_type)));
+    new (nb::inst_ptr<Array>(o)) Array(std::move(a));
+    nb::inst_mark_ready(o);
+    return o;
+}
 
 // Python scalars (bool, int, float, complex) to weak Scalars; false when `h` is none of these.
 bool weak_scalar(nb::handle h, Scalar& out);
@@ -46,6 +53,9 @@ nb::object to_numpy_view(const Array& a);
 nb::object dlpack_view(const Array& a);
 // The Python-level ember.asarray, used for operands of other types (lists, NumPy scalars).
 void set_asarray_hook(nb::object f);
+
+// Sets the Python error for a C++ exception (for code called directly from CPython slots).
+void set_python_error(const std::exception_ptr& p);
 
 void bind_array(nb::module_& m);
 void bind_functions(nb::module_& m);

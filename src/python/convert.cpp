@@ -44,8 +44,13 @@ bool weak_scalar(nb::handle h, Scalar& out) {
             }
             PyErr_Clear();
         }
-        throw OverflowError("ember: Python integer " + std::string(nb::str(h).c_str()) +
-                            " is out of bounds for int64 and uint64");
+        // Beyond 64 bits: kept as a weak integer of float64 magnitude, so comparisons still
+        // answer (as NumPy's do) while arithmetic raises OverflowError.
+        double d = PyLong_AsDouble(o);
+        if (d == -1.0 && PyErr_Occurred()) throw nb::python_error();
+        out = Scalar(d);
+        out.weak = WeakKind::integer;
+        return true;
     }
     if (PyFloat_CheckExact(o)) {
         out = Scalar(PyFloat_AS_DOUBLE(o));
@@ -85,7 +90,7 @@ bool to_operand(nb::handle h, Operand& out, bool strict, const char* who) {
     }
     if (!is_ndarray(a))
         throw TypeError(std::string(who) + ": cannot use an object of type " + py_type_name(h));
-    out = Operand(as_array(a));
+    out = Operand(Array(as_array(a)));  // held: `a` dies with this frame
     return true;
 }
 

@@ -61,7 +61,7 @@ void bind_elementwise(nb::module_& m) {
                 [who](nb::handle x, nb::handle lo, nb::handle hi) {
                     Operand a = operand(x, who);
                     if (lo.is_none() && hi.is_none())
-                        return a.is_scalar ? full({}, a.scalar) : a.array.copy();
+                        return a.is_scalar ? full({}, a.scalar) : a.array().copy();
                     if (lo.is_none()) {
                         const Operand xs[2] = {a, operand(hi, who)};
                         return map(OpId::minimum, xs);
@@ -73,7 +73,7 @@ void bind_elementwise(nb::module_& m) {
                     const Operand xs[3] = {a, operand(lo, who), operand(hi, who)};
                     return map(OpId::clip, xs);
                 },
-                "x"_a, "min"_a = nb::none(), "max"_a = nb::none(), doc);
+                "x"_a, "min"_a.none() = nb::none(), "max"_a.none() = nb::none(), doc);
         }
     }
     m.def(
@@ -93,51 +93,51 @@ void bind_reductions(nb::module_& m) {
         [](const Array& x, nb::handle axis, nb::handle dtype, bool keepdims) {
             return sum(x, to_axes(axis, "ember.sum"), keepdims, to_opt_dtype(dtype, "ember.sum"));
         },
-        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "dtype"_a = nb::none(), "keepdims"_a = false,
-        "Sum of elements over the given axes (NumPy's accumulation dtypes).");
+        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "dtype"_a.none() = nb::none(),
+        "keepdims"_a = false, "Sum of elements over the given axes (NumPy's accumulation dtypes).");
     m.def(
         "prod",
         [](const Array& x, nb::handle axis, nb::handle dtype, bool keepdims) {
             return prod(x, to_axes(axis, "ember.prod"), keepdims,
                         to_opt_dtype(dtype, "ember.prod"));
         },
-        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "dtype"_a = nb::none(), "keepdims"_a = false,
-        "Product of elements over the given axes.");
+        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "dtype"_a.none() = nb::none(),
+        "keepdims"_a = false, "Product of elements over the given axes.");
     m.def(
         "mean",
         [](const Array& x, nb::handle axis, nb::handle dtype, bool keepdims) {
             return mean(x, to_axes(axis, "ember.mean"), keepdims,
                         to_opt_dtype(dtype, "ember.mean"));
         },
-        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "dtype"_a = nb::none(), "keepdims"_a = false,
-        "Arithmetic mean over the given axes (integers give float64).");
+        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "dtype"_a.none() = nb::none(),
+        "keepdims"_a = false, "Arithmetic mean over the given axes (integers give float64).");
     m.def(
         "max",
         [](const Array& x, nb::handle axis, bool keepdims) {
             return max(x, to_axes(axis, "ember.max"), keepdims);
         },
-        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "keepdims"_a = false,
+        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
         "Maximum over the given axes; NaN propagates.");
     m.def(
         "min",
         [](const Array& x, nb::handle axis, bool keepdims) {
             return min(x, to_axes(axis, "ember.min"), keepdims);
         },
-        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "keepdims"_a = false,
+        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
         "Minimum over the given axes; NaN propagates.");
     m.def(
         "any",
         [](const Array& x, nb::handle axis, bool keepdims) {
             return any(x, to_axes(axis, "ember.any"), keepdims);
         },
-        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "keepdims"_a = false,
+        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
         "Whether any element along the axes is true.");
     m.def(
         "all",
         [](const Array& x, nb::handle axis, bool keepdims) {
             return all(x, to_axes(axis, "ember.all"), keepdims);
         },
-        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "keepdims"_a = false,
+        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
         "Whether all elements along the axes are true.");
     auto corr = [](nb::handle correction, nb::handle ddof) {
         if (!correction.is_none()) return nb::cast<double>(correction);
@@ -151,8 +151,8 @@ void bind_reductions(nb::module_& m) {
             return var(x, to_axes(axis, "ember.var"), corr(correction, ddof), keepdims,
                        to_opt_dtype(dtype, "ember.var"));
         },
-        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "correction"_a = nb::none(),
-        "keepdims"_a = false, "dtype"_a = nb::none(), "ddof"_a = nb::none(),
+        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "correction"_a.none() = nb::none(),
+        "keepdims"_a = false, "dtype"_a.none() = nb::none(), "ddof"_a.none() = nb::none(),
         "Variance with `correction` (NumPy's `ddof`) degrees of freedom removed.");
     m.def(
         "std",
@@ -161,22 +161,22 @@ void bind_reductions(nb::module_& m) {
             return ember::std(x, to_axes(axis, "ember.std"), corr(correction, ddof), keepdims,
                               to_opt_dtype(dtype, "ember.std"));
         },
-        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "correction"_a = nb::none(),
-        "keepdims"_a = false, "dtype"_a = nb::none(), "ddof"_a = nb::none(),
+        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "correction"_a.none() = nb::none(),
+        "keepdims"_a = false, "dtype"_a.none() = nb::none(), "ddof"_a.none() = nb::none(),
         "Standard deviation with `correction` (NumPy's `ddof`).");
     m.def(
         "argmax",
         [](const Array& x, std::optional<int64_t> axis, bool keepdims) {
             return argmax(x, axis, keepdims);
         },
-        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "keepdims"_a = false,
+        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
         "Index of the first maximum (NaN counts as the maximum).");
     m.def(
         "argmin",
         [](const Array& x, std::optional<int64_t> axis, bool keepdims) {
             return argmin(x, axis, keepdims);
         },
-        "x"_a, nb::kw_only(), "axis"_a = nb::none(), "keepdims"_a = false,
+        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
         "Index of the first minimum (NaN counts as the minimum).");
 }
 
@@ -188,7 +188,7 @@ void bind_creation(nb::module_& m) {
                          to_opt_dtype(dtype, "ember.empty").value_or(DType::float64),
                          dev_or_default(device, "ember.empty"));
         },
-        "shape"_a, nb::kw_only(), "dtype"_a = nb::none(), "device"_a = nb::none(),
+        "shape"_a, nb::kw_only(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
         "An uninitialized array.");
     m.def(
         "zeros",
@@ -197,7 +197,7 @@ void bind_creation(nb::module_& m) {
                          to_opt_dtype(dtype, "ember.zeros").value_or(DType::float64),
                          dev_or_default(device, "ember.zeros"));
         },
-        "shape"_a, nb::kw_only(), "dtype"_a = nb::none(), "device"_a = nb::none(),
+        "shape"_a, nb::kw_only(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
         "An array of zeros.");
     m.def(
         "ones",
@@ -206,7 +206,7 @@ void bind_creation(nb::module_& m) {
                         to_opt_dtype(dtype, "ember.ones").value_or(DType::float64),
                         dev_or_default(device, "ember.ones"));
         },
-        "shape"_a, nb::kw_only(), "dtype"_a = nb::none(), "device"_a = nb::none(),
+        "shape"_a, nb::kw_only(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
         "An array of ones.");
     m.def(
         "full",
@@ -216,22 +216,22 @@ void bind_creation(nb::module_& m) {
                 Operand o = operand(value, "ember.full");
                 if (o.is_scalar)
                     s = o.scalar;
-                else if (o.array.size() == 1)
-                    s = o.array.item();
+                else if (o.array().size() == 1)
+                    s = o.array().item();
                 else
                     throw TypeError("ember.full: fill_value must be a scalar");
             }
             return full(to_shape(shape, "ember.full"), s, to_opt_dtype(dtype, "ember.full"),
                         dev_or_default(device, "ember.full"));
         },
-        "shape"_a, "fill_value"_a, nb::kw_only(), "dtype"_a = nb::none(), "device"_a = nb::none(),
-        "An array filled with `fill_value`.");
+        "shape"_a, "fill_value"_a, nb::kw_only(), "dtype"_a.none() = nb::none(),
+        "device"_a.none() = nb::none(), "An array filled with `fill_value`.");
     auto scal = [](nb::handle h, const char* who) {
         Scalar s;
         if (weak_scalar(h, s)) return s;
         Operand o = operand(h, who);
-        if (!o.is_scalar && o.array.size() == 1) {
-            Scalar v = o.array.item();
+        if (!o.is_scalar && o.array().size() == 1) {
+            Scalar v = o.array().item();
             // Treat 0-d arrays and NumPy scalars like Python scalars of their kind.
             v.weak = is_complex(v.dtype)       ? WeakKind::complex
                      : is_floating(v.dtype)    ? WeakKind::floating
@@ -257,8 +257,8 @@ void bind_creation(nb::module_& m) {
             if (!step.is_none()) d = scal(step, who);
             return arange(a, b, d, to_opt_dtype(dtype, who), dev_or_default(device, who));
         },
-        "start"_a, "stop"_a = nb::none(), "step"_a = nb::none(), nb::kw_only(),
-        "dtype"_a = nb::none(), "device"_a = nb::none(),
+        "start"_a, "stop"_a.none() = nb::none(), "step"_a.none() = nb::none(), nb::kw_only(),
+        "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
         "Evenly spaced values in [start, stop) with the given step.");
     m.def(
         "linspace",
@@ -268,23 +268,24 @@ void bind_creation(nb::module_& m) {
             return linspace(scal(start, who), scal(stop, who), num, to_opt_dtype(dtype, who),
                             dev_or_default(device, who), endpoint);
         },
-        "start"_a, "stop"_a, "num"_a, nb::kw_only(), "dtype"_a = nb::none(),
-        "device"_a = nb::none(), "endpoint"_a = true, "`num` evenly spaced samples.");
+        "start"_a, "stop"_a, "num"_a, nb::kw_only(), "dtype"_a.none() = nb::none(),
+        "device"_a.none() = nb::none(), "endpoint"_a = true, "`num` evenly spaced samples.");
     m.def(
         "eye",
         [](int64_t n, std::optional<int64_t> cols, int64_t k, nb::handle dtype, nb::handle device) {
             return eye(n, cols, k, to_opt_dtype(dtype, "ember.eye").value_or(DType::float64),
                        dev_or_default(device, "ember.eye"));
         },
-        "n_rows"_a, "n_cols"_a = nb::none(), nb::kw_only(), "k"_a = 0, "dtype"_a = nb::none(),
-        "device"_a = nb::none(), "A 2-D array with ones on the k-th diagonal.");
+        "n_rows"_a, "n_cols"_a.none() = nb::none(), nb::kw_only(), "k"_a = 0,
+        "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
+        "A 2-D array with ones on the k-th diagonal.");
     m.def(
         "_asarray",
         [](nb::handle obj, nb::handle dtype, nb::handle device, nb::handle copy, bool writable) {
             return asarray(obj, dtype, device, copy, writable);
         },
-        "obj"_a, "dtype"_a = nb::none(), "device"_a = nb::none(), "copy"_a = nb::none(),
-        "writable"_a = true);
+        "obj"_a, "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
+        "copy"_a.none() = nb::none(), "writable"_a = true);
     m.def("_set_asarray_hook", &set_asarray_hook);
 }
 
@@ -302,7 +303,7 @@ void bind_manipulation(nb::module_& m) {
             }
             return x.reshape(s);
         },
-        "x"_a, "shape"_a, nb::kw_only(), "copy"_a = nb::none(),
+        "x"_a, "shape"_a, nb::kw_only(), "copy"_a.none() = nb::none(),
         "A view with a new shape when possible, else a copy.");
     m.def(
         "permute_dims",
@@ -316,7 +317,7 @@ void bind_manipulation(nb::module_& m) {
             if (axes.is_none()) return x.transpose();
             return x.permute(*to_axes(axes, "ember.transpose"));
         },
-        "x"_a, "axes"_a = nb::none(), "Reverses or permutes the axes (a view).");
+        "x"_a, "axes"_a.none() = nb::none(), "Reverses or permutes the axes (a view).");
     m.def(
         "swapaxes", [](const Array& x, int64_t a, int64_t b) { return x.swapaxes(a, b); }, "x"_a,
         "axis1"_a, "axis2"_a, "Interchanges two axes (a view).");
@@ -343,7 +344,7 @@ void bind_manipulation(nb::module_& m) {
             if (axis.is_none()) return x.squeeze();
             return x.squeeze(*to_axes(axis, "ember.squeeze"));
         },
-        "x"_a, "axis"_a = nb::none(), "Removes size-1 axes (a view).");
+        "x"_a, "axis"_a.none() = nb::none(), "Removes size-1 axes (a view).");
     m.def(
         "_view_as",
         [](const Array& x, nb::handle dtype) {
@@ -361,7 +362,7 @@ void bind_manipulation(nb::module_& m) {
             if (auto d = to_device(device, "ember.astype")) r = r.to(*d);
             return r;
         },
-        "x"_a, "dtype"_a, nb::kw_only(), "copy"_a = true, "device"_a = nb::none(),
+        "x"_a, "dtype"_a, nb::kw_only(), "copy"_a = true, "device"_a.none() = nb::none(),
         "Casts to `dtype` (NumPy's unsafe casting).");
 }
 

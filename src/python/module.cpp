@@ -83,7 +83,7 @@ void bind_device(nb::module_& m) {
                 }
                 new (self) Device(d);
             },
-            nb::arg("type"), nb::arg("index") = nb::none())
+            nb::arg("type"), nb::arg("index").none() = nb::none())
         .def_prop_ro("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
         .def_prop_ro("index", [](const Device& d) { return d.index; })
         .def("__str__", &Device::str)
@@ -122,6 +122,35 @@ void bind_device(nb::module_& m) {
 }
 
 }  // namespace
+
+void set_python_error(const std::exception_ptr& p) {
+    try {
+        std::rethrow_exception(p);
+    } catch (nb::python_error& e) {
+        e.restore();
+    } catch (const AxisError& e) {
+        PyErr_SetString(axis_error, e.what());
+    } catch (const ember::IndexError& e) {
+        PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const ember::ValueError& e) {
+        PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const ember::TypeError& e) {
+        PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const ember::OverflowError& e) {
+        PyErr_SetString(PyExc_OverflowError, e.what());
+    } catch (const ember::MemoryError& e) {
+        PyErr_SetString(PyExc_MemoryError, e.what());
+    } catch (const ember::Error& e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const std::bad_alloc&) {
+        PyErr_SetString(PyExc_MemoryError, "ember: out of host memory");
+    } catch (const std::exception& e) {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (...) {
+        PyErr_SetString(PyExc_RuntimeError, "ember: unknown C++ exception");
+    }
+}
+
 }  // namespace ember::python
 
 NB_MODULE(_core, m) {
@@ -136,22 +165,10 @@ NB_MODULE(_core, m) {
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {
             std::rethrow_exception(p);
-        } catch (const AxisError& e) {
-            PyErr_SetString(axis_error, e.what());
-        } catch (const ember::IndexError& e) {
-            PyErr_SetString(PyExc_IndexError, e.what());
-        } catch (const ember::ValueError& e) {
-            PyErr_SetString(PyExc_ValueError, e.what());
-        } catch (const ember::TypeError& e) {
-            PyErr_SetString(PyExc_TypeError, e.what());
-        } catch (const ember::OverflowError& e) {
-            PyErr_SetString(PyExc_OverflowError, e.what());
-        } catch (const ember::MemoryError& e) {
-            PyErr_SetString(PyExc_MemoryError, e.what());
-        } catch (const ember::Error& e) {
-            PyErr_SetString(PyExc_RuntimeError, e.what());
+        } catch (const ember::Error&) {
+            set_python_error(p);
         } catch (const std::bad_alloc&) {
-            PyErr_SetString(PyExc_MemoryError, "ember: out of host memory");
+            set_python_error(p);
         }
     });
 

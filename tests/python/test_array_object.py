@@ -122,6 +122,12 @@ def test_scalar_conversion(conv, value, dtype, device):
     ref = conv(a.astype(np.float32)) if dtype == "bfloat16" else conv(a[()])
     assert type(got) is type(ref) or (conv is operator.index and type(got) is int)
     assert got == ref or (math.isnan(abs(got)) and math.isnan(abs(ref)))
+    # the dunder itself must return the exact type (Python only tolerates subclasses, with a
+    # DeprecationWarning, e.g. __int__ returning a bool)
+    dunder = {bool: "__bool__", int: "__int__", float: "__float__", complex: "__complex__"}
+    wanted = {operator.index: int}.get(conv, conv)
+    raw = getattr(x, dunder.get(conv, "__index__"))()
+    assert type(raw) is wanted, f"{dunder.get(conv, '__index__')} returned {type(raw).__name__}"
 
 
 @pytest.mark.parametrize(

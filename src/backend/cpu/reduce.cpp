@@ -115,11 +115,11 @@ constexpr bool is_max = std::is_same_v<P, Max<typename P::in_t, typename P::acc_
 // extensions: the auto-vectorizer does not treat NaN-aware extrema as reductions.
 template <bool IsMax, class T>
 T extremum_row(const T* __restrict x, int64_t n) {
-    constexpr int W = 16 / int(sizeof(T));  // elements per 16-byte vector
-    constexpr int V = lanes / W;            // independent vector accumulators
-    using vec = T __attribute__((vector_size(16)));
+    constexpr int W = 16 / int(sizeof(T));           // elements per 16-byte vector
+    constexpr int V = lanes / W;                     // independent vector accumulators
+    typedef T vec __attribute__((vector_size(16)));  // (an alias-declaration drops the attribute)
     using M = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
-    using mvec = M __attribute__((vector_size(16)));
+    typedef M mvec __attribute__((vector_size(16)));
     vec acc[V];
     mvec bad[V];
     for (int k = 0; k < V; ++k) {
