@@ -34,7 +34,7 @@ test-cpp: $(VENV)/.base
 	PATH=$(abspath $(VENV))/bin:$$PATH ctest --test-dir $(BUILD)/cpp --output-on-failure -j $(JOBS)
 
 test-python: $(VENV)/.test
-	$(VPY) -m pytest -q -p no:cacheprovider tests/python
+	$(VPY) -m pytest -q -rs -p no:cacheprovider tests/python
 
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check python tests bench

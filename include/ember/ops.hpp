@@ -59,7 +59,7 @@ Array map(ops::OpId op, std::span<const Operand> operands, const Array* out = nu
 #define EMBER_DECLARE_OP_1(name) Array name(const Operand& a);
 #define EMBER_DECLARE_OP_2(name) Array name(const Operand& a, const Operand& b);
 #define EMBER_DECLARE_OP_3(name) Array name(const Operand& a, const Operand& b, const Operand& c);
-#define EMBER_DECLARE_OP(name, arity, loops, out, flags) EMBER_DECLARE_OP_##arity(name)
+#define EMBER_DECLARE_OP(name, arity, loops, out, flags, doc) EMBER_DECLARE_OP_##arity(name)
 EMBER_ELEMENTWISE_OPS(EMBER_DECLARE_OP)
 #undef EMBER_DECLARE_OP
 #undef EMBER_DECLARE_OP_1

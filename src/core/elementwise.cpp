@@ -256,7 +256,7 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
         const Operand xs[3] = {a, b, c};                               \
         return map(ops::OpId::name, xs);                               \
     }
-#define EMBER_DEFINE_OP(name, arity, loops, out, flags) EMBER_DEFINE_OP_##arity(name)
+#define EMBER_DEFINE_OP(name, arity, loops, out, flags, doc) EMBER_DEFINE_OP_##arity(name)
 EMBER_ELEMENTWISE_OPS(EMBER_DEFINE_OP)
 
 namespace {

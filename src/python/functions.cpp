@@ -27,15 +27,21 @@ void bind_elementwise(nb::module_& m) {
         const ops::OpInfo& oi = ops::op_infos[i];
         const OpId op = OpId(i);
         const std::string name(oi.name);
-        static std::vector<std::string> docs;  // nanobind keeps the pointer
-        docs.push_back(name + "(" +
-                       (oi.arity == 1   ? "x"
-                        : oi.arity == 2 ? "x1, x2"
-                                        : "x, min, max") +
-                       ", /)\n\nElementwise " + name +
-                       " with NumPy's broadcasting and type promotion (Python scalars are weak).");
+        // nanobind keeps these pointers: reserved up front so they never move.
+        static std::vector<std::string> docs = [] {
+            std::vector<std::string> v;
+            v.reserve(ops::num_ops);
+            return v;
+        }();
+        docs.push_back(std::string(oi.doc) +
+                       "\n\nElementwise, with NumPy's broadcasting and type promotion (Python "
+                       "scalars are weak).");
         const char* doc = docs.back().c_str();
-        static std::vector<std::string> names;
+        static std::vector<std::string> names = [] {
+            std::vector<std::string> v;
+            v.reserve(ops::num_ops);
+            return v;
+        }();
         names.push_back("ember." + name);
         const char* who = names.back().c_str();
         if (oi.arity == 1) {
