@@ -42,9 +42,6 @@ struct Scalar {
     // A strong (typed) scalar: exactly `t`, as if it were a 0-d array.
     Scalar strong(DType t) const;
 
-    bool is_unsigned_big() const {
-        return weak == WeakKind::integer && u > uint64_t(INT64_MAX) && i < 0;
-    }
     double as_double() const { return c.real(); }
     // Writes the value converted to `t` into `dst` (itemsize(t) bytes). With `check_range`, a
     // weak integer that does not fit an integer type raises OverflowError (as NumPy 2 does).
@@ -94,9 +91,7 @@ public:
     Array squeeze() const;
     Array squeeze(const std::vector<int64_t>& axes) const;
     Array slice(int axis, int64_t start, int64_t stop, int64_t step) const;  // normalized bounds
-    Array select(int axis, int64_t index) const;                             // removes `axis`
     Array diagonal_view(int64_t k = 0) const;                                // of the last two axes
-    Array flatten_view_or_copy() const { return reshape({size()}); }
 
     // ---- copies ----
     Array copy() const;  // C-contiguous copy on the same device

@@ -35,19 +35,18 @@ struct DTypeInfo {
     std::string_view name;
     int itemsize;
     Kind kind;
-    char numpy_char;  // NumPy's type character ('?', 'b', 'h', ...); bfloat16 has none ('\0')
 };
 
 namespace detail {
 inline constexpr DTypeInfo dtype_infos[num_dtypes] = {
-    {"bool", 1, Kind::boolean, '?'},        {"int8", 1, Kind::signed_int, 'b'},
-    {"int16", 2, Kind::signed_int, 'h'},    {"int32", 4, Kind::signed_int, 'i'},
-    {"int64", 8, Kind::signed_int, 'l'},    {"uint8", 1, Kind::unsigned_int, 'B'},
-    {"uint16", 2, Kind::unsigned_int, 'H'}, {"uint32", 4, Kind::unsigned_int, 'I'},
-    {"uint64", 8, Kind::unsigned_int, 'L'}, {"float16", 2, Kind::floating, 'e'},
-    {"bfloat16", 2, Kind::floating, '\0'},  {"float32", 4, Kind::floating, 'f'},
-    {"float64", 8, Kind::floating, 'd'},    {"complex64", 8, Kind::complex, 'F'},
-    {"complex128", 16, Kind::complex, 'D'},
+    {"bool", 1, Kind::boolean},        {"int8", 1, Kind::signed_int},
+    {"int16", 2, Kind::signed_int},    {"int32", 4, Kind::signed_int},
+    {"int64", 8, Kind::signed_int},    {"uint8", 1, Kind::unsigned_int},
+    {"uint16", 2, Kind::unsigned_int}, {"uint32", 4, Kind::unsigned_int},
+    {"uint64", 8, Kind::unsigned_int}, {"float16", 2, Kind::floating},
+    {"bfloat16", 2, Kind::floating},   {"float32", 4, Kind::floating},
+    {"float64", 8, Kind::floating},    {"complex64", 8, Kind::complex},
+    {"complex128", 16, Kind::complex},
 };
 }  // namespace detail
 inline const DTypeInfo& info(DType t) { return detail::dtype_infos[size_t(t)]; }
@@ -81,9 +80,6 @@ DType default_dtype(WeakKind w);
 DType real_dtype(DType t);
 // Complex counterpart of a float type (float32 -> complex64, float16/bfloat16 -> complex64).
 DType complex_dtype(DType t);
-// The smallest floating type an integer or bool type casts to safely (NumPy's choice of loop for
-// sqrt(int8) -> float16); identity for inexact types.
-DType float_dtype(DType t);
 
 struct FInfo {
     int bits;

@@ -85,7 +85,6 @@ public:
     friend bool operator==(const Dims& a, const Dims& b) {
         return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
     }
-    std::vector<int64_t> vec() const { return {begin(), end()}; }
 
 private:
     template <class It>

@@ -327,14 +327,6 @@ Array Array::slice(int axis, int64_t start, int64_t stop, int64_t step) const {
     return view(std::move(s), std::move(st), len ? start * strides_[size_t(axis)] : 0);
 }
 
-Array Array::select(int axis, int64_t index) const {
-    Shape s = shape_;
-    Strides st = strides_;
-    s.erase(size_t(axis));
-    st.erase(size_t(axis));
-    return view(std::move(s), std::move(st), index * strides_[size_t(axis)]);
-}
-
 Array Array::diagonal_view(int64_t k) const {
     if (ndim() < 2) throw ValueError("ember.diagonal: array must be at least 2-d");
     const size_t r = shape_.size() - 2, c = r + 1;

@@ -203,8 +203,6 @@ DType complex_dtype(DType t) {
     return promote_types(t, DType::complex64);
 }
 
-DType float_dtype(DType t) { return is_inexact(t) ? t : promote_types(t, DType::float16); }
-
 FInfo finfo(DType t) {
     switch (real_dtype(t)) {
         case DType::float16:

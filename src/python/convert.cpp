@@ -360,10 +360,19 @@ nb::object asarray(nb::handle obj, nb::handle dtype, nb::handle device, nb::hand
             throw ValueError(std::string(who) + ": copy=False is impossible for a Python scalar");
         return nb::cast(full({}, s, dt, dev.value_or(default_device())));
     }
+    // Writable import first; a read-only source (flagged by the buffer or DLPack producer) is
+    // then imported read-only and copied, so ember never writes into memory it may not write.
     nb::ndarray<nb::ro> nd;
-    if (!nb::try_cast(obj, nd, false))
+    bool read_only = false;
+    if (nb::ndarray<> w; nb::try_cast(obj, w, false)) {
+        nd = nb::ndarray<nb::ro>(w);
+    } else if (nb::try_cast(obj, nd, false)) {
+        read_only = true;
+    } else {
         throw TypeError(std::string(who) + ": cannot convert an object of type " +
                         py_type_name(obj) + " to an array");
+    }
+    writable = writable && !read_only;
     std::optional<DType> t = from_dlpack_dtype(nd.dtype());
     if (!t)
         throw TypeError(std::string(who) + ": unsupported element type (DLPack code " +

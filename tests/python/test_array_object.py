@@ -451,3 +451,18 @@ def test_concurrent_use_from_python_threads(device):
         t.join(timeout=120)
     assert not any(t.is_alive() for t in threads), "threads hung (deadlock?)"
     assert not errors, errors
+
+
+def test_from_dlpack_read_only_source_is_copied():
+    a = np.arange(4.0)
+    a.flags.writeable = False
+    e = ember.from_dlpack(a)
+    e[0] = 100
+    assert a[0] == 0 and float(e[0]) == 100
+
+
+def test_from_dlpack_writable_cpu_source_is_shared():
+    b = np.arange(4.0)
+    f = ember.from_dlpack(b)
+    f[0] = 7
+    assert b[0] == 7

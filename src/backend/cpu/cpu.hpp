@@ -64,6 +64,7 @@ struct ByteLoop {
     int64_t shape[max_ndim];
     int64_t strides[backend::max_operands][max_ndim];
     char* base[backend::max_operands];
+    ByteLoop() = default;
     explicit ByteLoop(const backend::Loop& l);
 };
 

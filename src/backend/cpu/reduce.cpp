@@ -219,8 +219,7 @@ void fold_row(char* o, int64_t os, const char* p, int64_t s, int64_t n) {
 
 // A sub-loop over a chosen set of the loop's dims (kept ones or reduced ones).
 ByteLoop sub_loop(const ByteLoop& L, bool keep_reduced, bool keep_kept) {
-    backend::Loop dummy;
-    ByteLoop S(dummy);
+    ByteLoop S;
     S.nops = L.nops;
     S.ndim = 0;
     for (int k = 0; k < L.nops; ++k)
