@@ -2,6 +2,7 @@
 #include "backend/cpu/thread_pool.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -25,6 +26,7 @@ public:
         {
             std::lock_guard<std::mutex> lock(mu_);
             stop_ = true;
+            stop_flag_ = true;
         }
         cv_.notify_all();
         for (auto& w : workers_)
@@ -46,10 +48,15 @@ public:
         }
         cv_.notify_all();
         drain(fn, ntasks);
+        // Close the job to latecomers, then wait for every task and every worker in drain():
+        // spin briefly first, since sleeping and waking costs tens of microseconds.
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            fn_ = nullptr;
+        }
+        spin_until([&] { return done_.load() == ntasks && active_.load() == 0; });
         std::unique_lock<std::mutex> lock(mu_);
-        // Close the job to latecomers, then wait for every task and every worker in drain().
-        fn_ = nullptr;
-        done_cv_.wait(lock, [&] { return done_ == ntasks_ && active_ == 0; });
+        done_cv_.wait(lock, [&] { return done_.load() == ntasks_ && active_.load() == 0; });
         if (error_) std::rethrow_exception(error_);
     }
 
@@ -74,11 +81,28 @@ private:
         --active_;
         if (done_ == ntasks_ && active_ == 0) done_cv_.notify_all();
     }
+    // Spins for up to ~50 microseconds waiting for `ready`; true when it became true.
+    template <class F>
+    static bool spin_until(F&& ready) {
+        auto start = std::chrono::steady_clock::now();
+        for (int i = 0;; ++i) {
+            if (ready()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+            if ((i & 63) == 63 &&
+                std::chrono::steady_clock::now() - start > std::chrono::microseconds(50))
+                return false;
+        }
+    }
+
     void work() {
         uint64_t seen = 0;
         for (;;) {
             const std::function<void(int64_t)>* fn;
             int64_t ntasks;
+            // Back-to-back jobs (one op after another) find the worker still awake.
+            spin_until([&] { return stop_flag_.load() || generation_.load() != seen; });
             {
                 std::unique_lock<std::mutex> lock(mu_);
                 cv_.wait(lock, [&] { return stop_ || (generation_ != seen && fn_); });
@@ -99,9 +123,10 @@ private:
     const std::function<void(int64_t)>* fn_ = nullptr;
     int64_t ntasks_ = 0;
     std::atomic<int64_t> next_{0};
-    int64_t done_ = 0;
-    int active_ = 0;
-    uint64_t generation_ = 0;
+    std::atomic<int64_t> done_{0};
+    std::atomic<int> active_{0};
+    std::atomic<uint64_t> generation_{0};
+    std::atomic<bool> stop_flag_{false};
     bool stop_ = false;
     std::exception_ptr error_;
 };
