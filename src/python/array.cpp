@@ -249,7 +249,48 @@ PyObject* slot_richcompare(PyObject* a, PyObject* b, int cmp) noexcept {
     }
 }
 
+void setitem(const Array& a, nb::handle key, nb::handle value) {
+    std::vector<Index> idx;
+    parse_index(key, idx);
+    Scalar s;
+    if (weak_scalar(value, s)) {
+        index_assign(a, idx, Operand(s));
+        return;
+    }
+    Operand v = Operand(false);
+    to_operand(value, v, true, "ember.ndarray.__setitem__");
+    if (!v.is_scalar && v.array().device() != a.device()) v = Operand(v.array().to(a.device()));
+    index_assign(a, idx, v);
+}
+
+// Indexing as mapping slots (x[key], x[key] = value), like the operators.
+PyObject* slot_getitem(PyObject* self, PyObject* key) noexcept {
+    try {
+        std::vector<Index> idx;
+        parse_index(key, idx);
+        return wrap(index(as_array(self), idx)).release().ptr();
+    } catch (...) {
+        set_python_error(std::current_exception());
+        return nullptr;
+    }
+}
+int slot_setitem(PyObject* self, PyObject* key, PyObject* value) noexcept {
+    if (!value) {
+        PyErr_SetString(PyExc_ValueError, "ember: array elements cannot be deleted");
+        return -1;
+    }
+    try {
+        setitem(as_array(self), key, value);
+        return 0;
+    } catch (...) {
+        set_python_error(std::current_exception());
+        return -1;
+    }
+}
+
 PyType_Slot array_slots[] = {
+    {Py_mp_subscript, (void*)slot_getitem},
+    {Py_mp_ass_subscript, (void*)slot_setitem},
     {Py_bf_getbuffer, (void*)getbuffer},
     {Py_bf_releasebuffer, (void*)releasebuffer},
     {Py_nb_add, (void*)slot_binary<OpId::add>},
@@ -517,36 +558,10 @@ void bind_array(nb::module_& m) {
                      throw TypeError("ember: cannot convert a complex array to float; use .real");
                  return s.c.real();
              })
-        .def("__complex__",
-             [](const Array& a) {
-                 Scalar s = one_element(a, "complex");
-                 return nb::steal(PyComplex_FromDoubles(s.c.real(), s.c.imag()));
-             })
-        .def(
-            "__getitem__",
-            [](const Array& a, nb::handle key) {
-                std::vector<Index> idx;
-                parse_index(key, idx);
-                return index(a, idx);
-            },
-            nb::arg("key").none())
-        .def(
-            "__setitem__",
-            [](const Array& a, nb::handle key, nb::handle value) {
-                std::vector<Index> idx;
-                parse_index(key, idx);
-                Scalar s;
-                if (weak_scalar(value, s)) {
-                    index_assign(a, idx, Operand(s));
-                    return;
-                }
-                Operand v = Operand(false);
-                to_operand(value, v, true, "ember.ndarray.__setitem__");
-                if (!v.is_scalar && v.array().device() != a.device())
-                    v = Operand(v.array().to(a.device()));
-                index_assign(a, idx, v);
-            },
-            nb::arg("key").none(), nb::arg("value").none());
+        .def("__complex__", [](const Array& a) {
+            Scalar s = one_element(a, "complex");
+            return nb::steal(PyComplex_FromDoubles(s.c.real(), s.c.imag()));
+        });
 
     // Arrays compare elementwise, so they cannot be hashed.
     nb::setattr(cls, "__hash__", nb::none());
