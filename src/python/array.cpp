@@ -20,7 +20,7 @@ nb::object binary(OpId op, nb::handle self, nb::handle other, bool reflected) {
     if (!to_operand(other, b, false, "ember.ndarray")) return nb::borrow(Py_NotImplemented);
     const Operand a(as_array(self));
     const Operand xs[2] = {reflected ? b : a, reflected ? a : b};
-    return wrap(map(op, xs));
+    return wrap(heavy(max_size(xs), run_map, op, std::span<const Operand>(xs)));
 }
 
 nb::object inplace(OpId op, nb::handle self, nb::handle other) {
@@ -28,13 +28,16 @@ nb::object inplace(OpId op, nb::handle self, nb::handle other) {
     if (!to_operand(other, b, false, "ember.ndarray")) return nb::borrow(Py_NotImplemented);
     const Array& a = as_array(self);
     const Operand xs[2] = {Operand(a), b};
-    map(op, xs, &a);
+    heavy(a.size(), [&] {
+        map(op, xs, &a);
+        return 0;
+    });
     return nb::borrow(self);
 }
 
 nb::object unary(OpId op, nb::handle self) {
     const Operand xs[1] = {Operand(as_array(self))};
-    return wrap(map(op, xs));
+    return wrap(heavy(max_size(xs), run_map, op, std::span<const Operand>(xs)));
 }
 
 // Parses a Python index (int, slice, None, Ellipsis, tuple of these) into basic indices.
@@ -440,46 +443,49 @@ void bind_array(nb::module_& m) {
         .def(
             "sum",
             [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
-                return sum(a, method_axes(axis), keepdims, to_opt_dtype(dtype, "ember.sum"));
+                return heavy(a.size(), sum, a, method_axes(axis), keepdims,
+                             to_opt_dtype(dtype, "ember.sum"));
             },
             nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
             nb::arg("keepdims") = false)
         .def(
             "prod",
             [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
-                return prod(a, method_axes(axis), keepdims, to_opt_dtype(dtype, "ember.prod"));
+                return heavy(a.size(), prod, a, method_axes(axis), keepdims,
+                             to_opt_dtype(dtype, "ember.prod"));
             },
             nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
             nb::arg("keepdims") = false)
         .def(
             "mean",
             [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
-                return mean(a, method_axes(axis), keepdims, to_opt_dtype(dtype, "ember.mean"));
+                return heavy(a.size(), mean, a, method_axes(axis), keepdims,
+                             to_opt_dtype(dtype, "ember.mean"));
             },
             nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
             nb::arg("keepdims") = false)
         .def(
             "max",
             [](const Array& a, nb::handle axis, bool keepdims) {
-                return max(a, method_axes(axis), keepdims);
+                return heavy(a.size(), max, a, method_axes(axis), keepdims);
             },
             nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
         .def(
             "min",
             [](const Array& a, nb::handle axis, bool keepdims) {
-                return min(a, method_axes(axis), keepdims);
+                return heavy(a.size(), min, a, method_axes(axis), keepdims);
             },
             nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
         .def(
             "any",
             [](const Array& a, nb::handle axis, bool keepdims) {
-                return any(a, method_axes(axis), keepdims);
+                return heavy(a.size(), any, a, method_axes(axis), keepdims);
             },
             nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
         .def(
             "all",
             [](const Array& a, nb::handle axis, bool keepdims) {
-                return all(a, method_axes(axis), keepdims);
+                return heavy(a.size(), all, a, method_axes(axis), keepdims);
             },
             nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
         .def(
@@ -487,7 +493,8 @@ void bind_array(nb::module_& m) {
             [](const Array& a, nb::handle axis, nb::handle dtype, double ddof, bool keepdims,
                nb::handle correction) {
                 double c = correction.is_none() ? ddof : nb::cast<double>(correction);
-                return var(a, method_axes(axis), c, keepdims, to_opt_dtype(dtype, "ember.var"));
+                return heavy(a.size(), var, a, method_axes(axis), c, keepdims,
+                             to_opt_dtype(dtype, "ember.var"));
             },
             nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
             nb::arg("ddof") = 0.0, nb::arg("keepdims") = false, nb::kw_only(),
@@ -497,8 +504,8 @@ void bind_array(nb::module_& m) {
             [](const Array& a, nb::handle axis, nb::handle dtype, double ddof, bool keepdims,
                nb::handle correction) {
                 double c = correction.is_none() ? ddof : nb::cast<double>(correction);
-                return ember::std(a, method_axes(axis), c, keepdims,
-                                  to_opt_dtype(dtype, "ember.std"));
+                return heavy(a.size(), ember::std, a, method_axes(axis), c, keepdims,
+                             to_opt_dtype(dtype, "ember.std"));
             },
             nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
             nb::arg("ddof") = 0.0, nb::arg("keepdims") = false, nb::kw_only(),
@@ -506,13 +513,13 @@ void bind_array(nb::module_& m) {
         .def(
             "argmax",
             [](const Array& a, std::optional<int64_t> axis, bool keepdims) {
-                return argmax(a, axis, keepdims);
+                return heavy(a.size(), argmax, a, axis, keepdims);
             },
             nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
         .def(
             "argmin",
             [](const Array& a, std::optional<int64_t> axis, bool keepdims) {
-                return argmin(a, axis, keepdims);
+                return heavy(a.size(), argmin, a, axis, keepdims);
             },
             nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
         // Python protocols.

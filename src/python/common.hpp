@@ -57,6 +57,24 @@ void set_asarray_hook(nb::object f);
 // Sets the Python error for a C++ exception (for code called directly from CPython slots).
 void set_python_error(const std::exception_ptr& p);
 
+// Calls f(args...) without the GIL when the work covers at least 2^17 elements, so other Python
+// threads run meanwhile (as NumPy's loops do). The arguments are converted before, with the GIL.
+template <class F, class... A>
+auto heavy(int64_t n, F&& f, A&&... args) {
+    if (n < (int64_t(1) << 17)) return f(std::forward<A>(args)...);
+    nb::gil_scoped_release unlocked;
+    return f(std::forward<A>(args)...);
+}
+
+// map() for heavy(): the largest array operand, and map without an output.
+inline int64_t max_size(std::span<const Operand> xs) {
+    int64_t n = 0;
+    for (const Operand& x : xs)
+        if (!x.is_scalar && x.array().size() > n) n = x.array().size();
+    return n;
+}
+inline Array run_map(ops::OpId op, std::span<const Operand> xs) { return map(op, xs); }
+
 void bind_array(nb::module_& m);
 void bind_functions(nb::module_& m);
 

@@ -49,7 +49,7 @@ void bind_elementwise(nb::module_& m) {
                 name.c_str(),
                 [op, who](nb::handle x) {
                     const Operand xs[1] = {operand(x, who)};
-                    return map(op, xs);
+                    return heavy(max_size(xs), run_map, op, std::span<const Operand>(xs));
                 },
                 "x"_a, doc);
         } else if (oi.arity == 2) {
@@ -57,7 +57,7 @@ void bind_elementwise(nb::module_& m) {
                 name.c_str(),
                 [op, who](nb::handle a, nb::handle b) {
                     const Operand xs[2] = {operand(a, who), operand(b, who)};
-                    return map(op, xs);
+                    return heavy(max_size(xs), run_map, op, std::span<const Operand>(xs));
                 },
                 "x1"_a, "x2"_a, doc);
         } else {
@@ -70,14 +70,16 @@ void bind_elementwise(nb::module_& m) {
                         return a.is_scalar ? full({}, a.scalar) : a.array().copy();
                     if (lo.is_none()) {
                         const Operand xs[2] = {a, operand(hi, who)};
-                        return map(OpId::minimum, xs);
+                        return heavy(max_size(xs), run_map, OpId::minimum,
+                                     std::span<const Operand>(xs));
                     }
                     if (hi.is_none()) {
                         const Operand xs[2] = {a, operand(lo, who)};
-                        return map(OpId::maximum, xs);
+                        return heavy(max_size(xs), run_map, OpId::maximum,
+                                     std::span<const Operand>(xs));
                     }
                     const Operand xs[3] = {a, operand(lo, who), operand(hi, who)};
-                    return map(OpId::clip, xs);
+                    return heavy(max_size(xs), run_map, OpId::clip, std::span<const Operand>(xs));
                 },
                 "x"_a, "min"_a.none() = nb::none(), "max"_a.none() = nb::none(), doc);
         }
@@ -97,51 +99,52 @@ void bind_reductions(nb::module_& m) {
     m.def(
         "sum",
         [](const Array& x, nb::handle axis, nb::handle dtype, bool keepdims) {
-            return sum(x, to_axes(axis, "ember.sum"), keepdims, to_opt_dtype(dtype, "ember.sum"));
+            return heavy(x.size(), sum, x, to_axes(axis, "ember.sum"), keepdims,
+                         to_opt_dtype(dtype, "ember.sum"));
         },
         "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "dtype"_a.none() = nb::none(),
         "keepdims"_a = false, "Sum of elements over the given axes (NumPy's accumulation dtypes).");
     m.def(
         "prod",
         [](const Array& x, nb::handle axis, nb::handle dtype, bool keepdims) {
-            return prod(x, to_axes(axis, "ember.prod"), keepdims,
-                        to_opt_dtype(dtype, "ember.prod"));
+            return heavy(x.size(), prod, x, to_axes(axis, "ember.prod"), keepdims,
+                         to_opt_dtype(dtype, "ember.prod"));
         },
         "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "dtype"_a.none() = nb::none(),
         "keepdims"_a = false, "Product of elements over the given axes.");
     m.def(
         "mean",
         [](const Array& x, nb::handle axis, nb::handle dtype, bool keepdims) {
-            return mean(x, to_axes(axis, "ember.mean"), keepdims,
-                        to_opt_dtype(dtype, "ember.mean"));
+            return heavy(x.size(), mean, x, to_axes(axis, "ember.mean"), keepdims,
+                         to_opt_dtype(dtype, "ember.mean"));
         },
         "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "dtype"_a.none() = nb::none(),
         "keepdims"_a = false, "Arithmetic mean over the given axes (integers give float64).");
     m.def(
         "max",
         [](const Array& x, nb::handle axis, bool keepdims) {
-            return max(x, to_axes(axis, "ember.max"), keepdims);
+            return heavy(x.size(), max, x, to_axes(axis, "ember.max"), keepdims);
         },
         "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
         "Maximum over the given axes; NaN propagates.");
     m.def(
         "min",
         [](const Array& x, nb::handle axis, bool keepdims) {
-            return min(x, to_axes(axis, "ember.min"), keepdims);
+            return heavy(x.size(), min, x, to_axes(axis, "ember.min"), keepdims);
         },
         "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
         "Minimum over the given axes; NaN propagates.");
     m.def(
         "any",
         [](const Array& x, nb::handle axis, bool keepdims) {
-            return any(x, to_axes(axis, "ember.any"), keepdims);
+            return heavy(x.size(), any, x, to_axes(axis, "ember.any"), keepdims);
         },
         "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
         "Whether any element along the axes is true.");
     m.def(
         "all",
         [](const Array& x, nb::handle axis, bool keepdims) {
-            return all(x, to_axes(axis, "ember.all"), keepdims);
+            return heavy(x.size(), all, x, to_axes(axis, "ember.all"), keepdims);
         },
         "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
         "Whether all elements along the axes are true.");
@@ -154,8 +157,8 @@ void bind_reductions(nb::module_& m) {
         "var",
         [corr](const Array& x, nb::handle axis, nb::handle correction, bool keepdims,
                nb::handle dtype, nb::handle ddof) {
-            return var(x, to_axes(axis, "ember.var"), corr(correction, ddof), keepdims,
-                       to_opt_dtype(dtype, "ember.var"));
+            return heavy(x.size(), var, x, to_axes(axis, "ember.var"), corr(correction, ddof),
+                         keepdims, to_opt_dtype(dtype, "ember.var"));
         },
         "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "correction"_a.none() = nb::none(),
         "keepdims"_a = false, "dtype"_a.none() = nb::none(), "ddof"_a.none() = nb::none(),
@@ -164,8 +167,8 @@ void bind_reductions(nb::module_& m) {
         "std",
         [corr](const Array& x, nb::handle axis, nb::handle correction, bool keepdims,
                nb::handle dtype, nb::handle ddof) {
-            return ember::std(x, to_axes(axis, "ember.std"), corr(correction, ddof), keepdims,
-                              to_opt_dtype(dtype, "ember.std"));
+            return heavy(x.size(), ember::std, x, to_axes(axis, "ember.std"),
+                         corr(correction, ddof), keepdims, to_opt_dtype(dtype, "ember.std"));
         },
         "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "correction"_a.none() = nb::none(),
         "keepdims"_a = false, "dtype"_a.none() = nb::none(), "ddof"_a.none() = nb::none(),
@@ -173,14 +176,14 @@ void bind_reductions(nb::module_& m) {
     m.def(
         "argmax",
         [](const Array& x, std::optional<int64_t> axis, bool keepdims) {
-            return argmax(x, axis, keepdims);
+            return heavy(x.size(), argmax, x, axis, keepdims);
         },
         "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
         "Index of the first maximum (NaN counts as the maximum).");
     m.def(
         "argmin",
         [](const Array& x, std::optional<int64_t> axis, bool keepdims) {
-            return argmin(x, axis, keepdims);
+            return heavy(x.size(), argmin, x, axis, keepdims);
         },
         "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
         "Index of the first minimum (NaN counts as the minimum).");
@@ -293,6 +296,10 @@ void bind_creation(nb::module_& m) {
         "obj"_a, "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
         "copy"_a.none() = nb::none(), "writable"_a = true);
     m.def("_set_asarray_hook", &set_asarray_hook);
+    m.def(
+        "_gil_held_during_work",
+        [](int64_t n) { return heavy(n, [] { return PyGILState_Check() == 1; }); },
+        "Test hook: whether heavy() keeps the GIL for work of n elements.");
 }
 
 void bind_manipulation(nb::module_& m) {

@@ -466,3 +466,11 @@ def test_from_dlpack_writable_cpu_source_is_shared():
     f = ember.from_dlpack(b)
     f[0] = 7
     assert b[0] == 7
+
+
+def test_large_ops_release_the_gil():
+    # The helper every elementwise op and reduction runs through drops the GIL for 2**17
+    # elements and more, and keeps it for small work (where releasing would cost more).
+    probe = ember._core._gil_held_during_work
+    assert probe(10) is True
+    assert probe(1 << 20) is False
