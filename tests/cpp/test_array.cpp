@@ -75,3 +75,17 @@ TEST(Array, OverlappingAssignmentCopiesFirst) {
     index_assign(a, dst, Operand(index(a, src)));
     EXPECT_EQ(to_vector<int64_t>(a), (std::vector<int64_t>{0, 0, 1, 2, 3, 4}));
 }
+
+TEST(Array, LargeHostBlocksAreRecycled) {
+    // A freed large block is reused by the next allocation of its size: its old contents are
+    // still there (a fresh block from the kernel would be zero pages).
+    void* first;
+    {
+        Array a = empty({int64_t(1) << 21}, DType::float32);  // 8 MiB
+        a.fill(Scalar(int64_t(7)));
+        first = a.data();
+    }
+    Array b = empty({int64_t(1) << 21}, DType::float32);
+    EXPECT_EQ(b.data(), first);
+    EXPECT_EQ(to_vector<float>(b)[12345], 7.0f);
+}

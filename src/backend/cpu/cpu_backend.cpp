@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "backend/cpu/cpu.hpp"
 #include "backend/cpu/reduce.hpp"
@@ -107,15 +108,18 @@ constexpr size_t large_block = size_t(1) << 22;  // 4 MiB
 constexpr size_t huge_page = size_t(1) << 21;
 size_t round_large(size_t n) { return (n + huge_page - 1) / huge_page * huge_page; }
 
-// Freed large blocks kept for reuse by size, up to a byte budget (EMBER_CPU_CACHE_MB, default
-// 1024; 0 disables). Oldest blocks are released first when the budget is exceeded.
+// Freed large blocks kept for reuse by size, up to a byte budget (EMBER_CPU_CACHE_MB; default
+// 1/16 of RAM, at most 1 GiB; 0 disables). Oldest blocks are released first past the budget.
 class BlockCache {
 public:
     BlockCache() {
-        size_t mb = 1024;
+        // Default budget: 1/16 of physical memory, at most 1 GiB.
+        size_t bytes = size_t(1) << 30;
+        const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        if (pages > 0 && page > 0) bytes = std::min(bytes, size_t(pages) * size_t(page) / 16);
         if (const char* s = std::getenv("EMBER_CPU_CACHE_MB"))
-            mb = size_t(std::strtoull(s, nullptr, 10));
-        budget_ = mb << 20;
+            bytes = size_t(std::strtoull(s, nullptr, 10)) << 20;
+        budget_ = bytes;
     }
     ~BlockCache() {
         for (auto& b : blocks_)
