@@ -9,7 +9,7 @@ namespace ember::host {
 namespace {
 
 template <class From, class To>
-void cast_loop(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n) {
+EMBER_CPU_CLONES void cast_loop(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n) {
     if (ss == sizeof(From) && ds == sizeof(To)) {
         const From* __restrict s = reinterpret_cast<const From*>(src);
         To* __restrict d = reinterpret_cast<To*>(dst);

@@ -15,6 +15,15 @@ using ops::is_cplx;
 using ops::is_half_v;
 using ops::widen;
 
+// Hot loops get an x86-64-v3 (AVX2) clone next to the baseline one, picked at load time by the
+// CPU it runs on. Floating-point contraction stays off (ISO mode), so both clones give
+// bit-identical results.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(EMBER_NO_CLONES)
+#define EMBER_CPU_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define EMBER_CPU_CLONES
+#endif
+
 // NumPy-style inner loop: ptrs[0] is the output, byte strides per operand, n elements.
 using LoopFn = void (*)(char** ptrs, const int64_t* strides, int64_t n);
 // Strided conversion of n elements.

@@ -114,7 +114,7 @@ constexpr bool is_max = std::is_same_v<P, Max<typename P::in_t, typename P::acc_
 // NaN-propagating max/min of n >= lanes contiguous floats, written with GCC/Clang vector
 // extensions: the auto-vectorizer does not treat NaN-aware extrema as reductions.
 template <bool IsMax, class T>
-T extremum_row(const T* __restrict x, int64_t n) {
+EMBER_CPU_CLONES T extremum_row(const T* __restrict x, int64_t n) {
     constexpr int W = 16 / int(sizeof(T));           // elements per 16-byte vector
     constexpr int V = lanes / W;                     // independent vector accumulators
     typedef T vec __attribute__((vector_size(16)));  // (an alias-declaration drops the attribute)
@@ -159,7 +159,7 @@ T extremum_row(const T* __restrict x, int64_t n) {
 
 // Reduction of n elements starting at p (byte stride s) to one accumulator.
 template <class P>
-typename P::acc_t reduce_row(const char* p, int64_t s, int64_t n) {
+EMBER_CPU_CLONES typename P::acc_t reduce_row(const char* p, int64_t s, int64_t n) {
     using T = typename P::in_t;
     using A = typename P::acc_t;
     if (s == sizeof(T) && n >= lanes) {
@@ -191,7 +191,7 @@ typename P::acc_t reduce_row(const char* p, int64_t s, int64_t n) {
 
 // out[j] = combine(out[j], load(in[j])) for j < n.
 template <class P>
-void fold_row(char* o, int64_t os, const char* p, int64_t s, int64_t n) {
+EMBER_CPU_CLONES void fold_row(char* o, int64_t os, const char* p, int64_t s, int64_t n) {
     using T = typename P::in_t;
     using A = typename P::acc_t;
     if (os == sizeof(A) && s == sizeof(T)) {
