@@ -1,18 +1,281 @@
-"""ember.cuda: NVIDIA GPUs. Until the CUDA backend lands, no GPU is usable and these report so."""
+"""ember.cuda: NVIDIA GPUs — devices, streams, events, memory statistics and the kernel cache.
+
+Every function works on a machine without a GPU: the queries say so (``is_available()`` is
+False, ``unavailable_reason()`` says why in one line) and the rest raise a ``ValueError`` naming
+the reason.
+"""
+
+import contextlib as _contextlib
 
 from . import _core
+
+_c = _core._cuda
+
+OutOfMemoryError = _core.OutOfMemoryError
+CudaError = _core.CudaError
+
+__all__ = [
+    "CudaError",
+    "Event",
+    "OutOfMemoryError",
+    "Stream",
+    "current_device",
+    "current_stream",
+    "default_stream",
+    "device",
+    "device_count",
+    "empty_cache",
+    "get_device_name",
+    "get_device_properties",
+    "is_available",
+    "kernel_cache_dir",
+    "kernel_cache_stats",
+    "max_memory_allocated",
+    "max_memory_reserved",
+    "memory_allocated",
+    "memory_reserved",
+    "memory_stats",
+    "reset_peak_memory_stats",
+    "set_device",
+    "set_memory_limit",
+    "stream",
+    "synchronize",
+    "unavailable_reason",
+]
 
 
 def is_available():
     """True when at least one CUDA device can be used by ember in this process."""
-    return _core.device_count("cuda") > 0
+    return _c.is_available()
 
 
 def device_count():
-    """Number of CUDA devices ember can use (0 without a GPU or without the CUDA backend)."""
-    return _core.device_count("cuda")
+    """Number of CUDA devices ember can use (0 without a GPU)."""
+    return _c.device_count()
 
 
 def unavailable_reason():
     """Why CUDA devices cannot be used, in one line ("" when they can)."""
-    return _core.unavailable_reason("cuda")
+    return _c.unavailable_reason()
+
+
+def _index(device):
+    """A device index from None (the current device), an int, 'cuda[:N]' or an ember.Device."""
+    if device is None:
+        return -1
+    if isinstance(device, bool):
+        raise TypeError(f"ember.cuda: expected a device index, got {device!r}")
+    if isinstance(device, int):
+        if device < 0:
+            raise ValueError(f"ember.cuda: device index must be >= 0, got {device}")
+        return device
+    d = _core.Device(device)
+    if d.type != "cuda":
+        raise ValueError(f"ember.cuda: expected a CUDA device, got {d}")
+    return d.index
+
+
+def current_device():
+    """Index of the calling thread's current CUDA device."""
+    return _c.current_device()
+
+
+def set_device(device):
+    """Makes `device` the calling thread's current CUDA device."""
+    _c.set_device(_index(device))
+
+
+class device:  # noqa: N801 (torch.cuda.device spelling)
+    """Context manager that makes `device` the current CUDA device inside the block."""
+
+    def __init__(self, device):
+        self._index = _index(device)
+        self._prev = []
+
+    def __enter__(self):
+        self._prev.append(_c.current_device())
+        _c.set_device(self._index)
+        return self
+
+    def __exit__(self, *exc):
+        _c.set_device(self._prev.pop())
+
+
+def get_device_properties(device=None):
+    """Properties of a device as a dict: name, major/minor (compute capability), total_memory,
+    multi_processor_count, l2_cache_size, and a few more."""
+    i = _index(device)
+    return _c.get_device_properties(_c.current_device() if i < 0 else i)
+
+
+def get_device_name(device=None):
+    return get_device_properties(device)["name"]
+
+
+def synchronize(device=None):
+    """Waits for all work queued on `device` (the current one when None)."""
+    _c.synchronize(_index(device))
+
+
+class Stream:
+    """A CUDA stream (non-blocking with respect to the default stream). Ops enqueue on the
+    calling thread's current stream; make this one current with ``with ember.cuda.stream(s):``."""
+
+    __slots__ = ("_s",)
+
+    def __init__(self, device=None, *, _handle=None):
+        self._s = _handle if _handle is not None else _c.Stream.create(_index(device))
+
+    @property
+    def device(self):
+        return _core.Device("cuda", self._s.device)
+
+    @property
+    def handle(self):
+        """The CUstream as an int (for interoperation)."""
+        return self._s.handle
+
+    @property
+    def cuda_stream(self):
+        return self._s.handle
+
+    def synchronize(self):
+        """Waits for the work queued on this stream."""
+        self._s.synchronize()
+
+    def query(self):
+        """True when all work queued so far has finished."""
+        return self._s.query()
+
+    def wait_event(self, event):
+        """Makes later work on this stream wait for `event`."""
+        self._s.wait_event(event._e)
+
+    def wait_stream(self, other):
+        """Makes later work on this stream wait for the work queued so far on `other`."""
+        e = Event(enable_timing=False, device=other._s.device)
+        e.record(other)
+        self.wait_event(e)
+
+    def record_event(self, event=None):
+        event = event if event is not None else Event(device=self._s.device)
+        event.record(self)
+        return event
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and self._s == other._s
+
+    def __hash__(self):
+        return hash(self._s)
+
+    def __repr__(self):
+        return f"<ember.cuda.Stream device=cuda:{self._s.device} handle={self._s.handle:#x}>"
+
+
+def current_stream(device=None):
+    """The calling thread's current stream on `device`."""
+    return Stream(_handle=_c.Stream.current(_index(device)))
+
+
+def default_stream(device=None):
+    """ember's own stream of `device` (current unless another one is made current)."""
+    return Stream(_handle=_c.Stream.default(_index(device)))
+
+
+@_contextlib.contextmanager
+def stream(s):
+    """Makes `s` the current stream of its device inside the block (None: no change)."""
+    if s is None:
+        yield None
+        return
+    prev = _c.Stream.current(s._s.device)
+    _c.set_current_stream(s._s)
+    try:
+        yield s
+    finally:
+        _c.set_current_stream(prev)
+
+
+class Event:
+    """A CUDA event: ``record()`` it on a stream, then ``synchronize()``, ``query()`` or measure
+    ``start.elapsed_time(end)`` in milliseconds."""
+
+    __slots__ = ("_e",)
+
+    def __init__(self, enable_timing=True, device=None):
+        self._e = _c.Event(bool(enable_timing), _index(device))
+
+    def record(self, stream=None):
+        """Records the event on `stream` (the current stream when None)."""
+        s = stream._s if stream is not None else _c.Stream.current(self._e.device)
+        self._e.record(s)
+
+    def synchronize(self):
+        self._e.synchronize()
+
+    def query(self):
+        return self._e.query()
+
+    def elapsed_time(self, end):
+        """Milliseconds from this event to `end` (both recorded, with timing enabled)."""
+        return self._e.elapsed_time(end._e)
+
+    @property
+    def device(self):
+        return _core.Device("cuda", self._e.device)
+
+    def __repr__(self):
+        return f"<ember.cuda.Event device=cuda:{self._e.device}>"
+
+
+def memory_stats(device=None):
+    """The memory pool's statistics for `device`, in bytes and counts."""
+    return _c.memory_stats(_index(device))
+
+
+def memory_allocated(device=None):
+    """Bytes held by live ember arrays on `device`."""
+    return memory_stats(device)["allocated_bytes"]
+
+
+def max_memory_allocated(device=None):
+    return memory_stats(device)["peak_allocated_bytes"]
+
+
+def memory_reserved(device=None):
+    """Bytes the pool holds from the driver (live arrays plus cached memory)."""
+    return memory_stats(device)["reserved_bytes"]
+
+
+def max_memory_reserved(device=None):
+    return memory_stats(device)["peak_reserved_bytes"]
+
+
+def reset_peak_memory_stats(device=None):
+    _c.reset_peak_memory_stats(_index(device))
+
+
+def empty_cache(device=None):
+    """Returns the pool's cached (unused) memory to the driver."""
+    _c.empty_cache(_index(device))
+
+
+def set_memory_limit(nbytes, device=None):
+    """Caps the bytes ember arrays may hold on `device` (None or 0 removes the cap); allocations
+    beyond it raise OutOfMemoryError."""
+    if nbytes is None:
+        nbytes = 0
+    if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 0:
+        raise ValueError(f"ember.cuda.set_memory_limit: expected a byte count >= 0, got {nbytes!r}")
+    _c.set_memory_limit(nbytes, _index(device))
+
+
+def kernel_cache_stats():
+    """Kernel cache counters of this process: memory_hits, disk_hits, compiles, compile_ms,
+    disk_rejects."""
+    return _c.kernel_cache_stats()
+
+
+def kernel_cache_dir():
+    """The on-disk kernel cache directory ("" when it is off: EMBER_DISK_CACHE=0)."""
+    return _c.kernel_cache_dir()

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "ember/array.hpp"
 #include "ember/device.hpp"
@@ -23,6 +24,7 @@ inline constexpr int max_operands = 4;
 // the CPU reads it in place, the CUDA backend passes it as a kernel argument.
 struct Loop {
     int nops = 0;
+    int device = 0;  // the index of the operands' device
     Dims shape;
     Dims strides[max_operands];
     char* data[max_operands] = {};
@@ -76,5 +78,9 @@ Backend& of(Device d, const char* who);
 
 // The CPU backend is always present.
 Backend& cpu();
+// The CUDA backend, or nullptr with a one-line reason when no GPU is usable in this process.
+Backend* cuda();
+const std::string& cuda_unavailable_reason();
+int cuda_device_count();
 
 }  // namespace ember::backend

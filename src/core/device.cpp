@@ -63,12 +63,14 @@ void set_default_device(Device d) {
     has_override = true;
 }
 
-int device_count(DeviceType t) { return t == DeviceType::cpu ? 1 : (backend::get(t) ? 1 : 0); }
+int device_count(DeviceType t) {
+    if (t == DeviceType::cpu) return 1;
+    return backend::cuda() ? backend::cuda_device_count() : 0;
+}
 
 std::string unavailable_reason(DeviceType t) {
-    if (backend::get(t)) return "";
-    return "this build of ember has no CUDA backend yet (it arrives with the CUDA backend "
-           "issue); only the CPU is available";
+    if (t == DeviceType::cpu) return "";
+    return backend::cuda() ? "" : backend::cuda_unavailable_reason();
 }
 
 void check_device(Device d, const char* who) {
@@ -78,24 +80,23 @@ void check_device(Device d, const char* who) {
         return;
     }
     backend::of(d, who);
+    if (d.index < 0 || d.index >= device_count(d.type))
+        throw ValueError(std::string(who) + ": device '" + d.str() + "' does not exist (" +
+                         std::to_string(device_count(d.type)) + " CUDA device" +
+                         (device_count(d.type) == 1 ? "" : "s") + ")");
 }
 
 }  // namespace ember
 
 namespace ember::backend {
 
-// The CUDA backend registers itself here when it is built in and finds a usable GPU (the CUDA
-// issue); until then only the CPU exists.
-Backend* get(DeviceType type) {
-    if (type == DeviceType::cpu) return &cpu();
-    return nullptr;
-}
+Backend* get(DeviceType type) { return type == DeviceType::cpu ? &cpu() : cuda(); }
 
 Backend& of(Device d, const char* who) {
     Backend* b = get(d.type);
     if (!b)
         throw ValueError(std::string(who) + ": device '" + d.str() +
-                         "' is not available (ember has no usable CUDA backend in this process)");
+                         "' is not available: " + cuda_unavailable_reason());
     return *b;
 }
 

@@ -9,6 +9,7 @@ namespace ember::detail {
 backend::Loop make_loop(const Array* const* ops, int nops, int order_by) {
     backend::Loop l;
     l.nops = nops;
+    l.device = ops[0]->device().index;
     const Shape& shape = ops[0]->shape();
     const int nd = int(shape.size());
     // Keep non-trivial dims, innermost first.

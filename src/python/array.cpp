@@ -415,6 +415,17 @@ void bind_array(nb::module_& m) {
             },
             nb::arg("device"), nb::kw_only(), nb::arg("stream").none() = nb::none())
         .def("cpu", [](const Array& a) { return a.to(cpu); })
+        .def(
+            "cuda",
+            [](const Array& a, std::optional<int> index) {
+                const int i = index ? *index : cuda::current_device();
+                const Device d(DeviceType::cuda, i);
+                check_device(d, "ember.ndarray.cuda");
+                return a.to(d);
+            },
+            nb::arg("device").none() = nb::none(),
+            "A copy on CUDA device `device` (the current one when None); the array itself when "
+            "it is already there.")
         .def("_numpy_view", &to_numpy_view)
         .def("__dlpack_device__",
              [](const Array& a) {

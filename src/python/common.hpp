@@ -77,5 +77,6 @@ inline Array run_map(ops::OpId op, std::span<const Operand> xs) { return map(op,
 
 void bind_array(nb::module_& m);
 void bind_functions(nb::module_& m);
+void bind_cuda(nb::module_& m);
 
 }  // namespace ember::python

@@ -10,6 +10,9 @@ namespace ember::python {
 namespace {
 
 PyObject* axis_error = nullptr;
+PyObject* out_of_memory_error = nullptr;
+PyObject* cuda_error = nullptr;
+PyObject* compile_error = nullptr;
 
 void bind_dtype(nb::module_& m) {
     auto cls = nb::class_<PyDType>(m, "dtype", "An ember data type (ember.float32, ...).");
@@ -128,6 +131,12 @@ void set_python_error(const std::exception_ptr& p) {
         std::rethrow_exception(p);
     } catch (nb::python_error& e) {
         e.restore();
+    } catch (const OutOfMemoryError& e) {
+        PyErr_SetString(out_of_memory_error, e.what());
+    } catch (const CudaError& e) {
+        PyErr_SetString(cuda_error, e.what());
+    } catch (const CompileError& e) {
+        PyErr_SetString(compile_error, e.what());
     } catch (const AxisError& e) {
         PyErr_SetString(axis_error, e.what());
     } catch (const ember::IndexError& e) {
@@ -162,6 +171,20 @@ NB_MODULE(_core, m) {
         "ember.AxisError",
         nb::make_tuple(nb::handle(PyExc_ValueError), nb::handle(PyExc_IndexError)).ptr(), nullptr);
     m.attr("AxisError") = nb::handle(axis_error);
+    out_of_memory_error = PyErr_NewExceptionWithDoc(
+        "ember.cuda.OutOfMemoryError",
+        "The GPU is out of memory even after ember emptied its cache (a MemoryError).",
+        PyExc_MemoryError, nullptr);
+    m.attr("OutOfMemoryError") = nb::handle(out_of_memory_error);
+    cuda_error =
+        PyErr_NewExceptionWithDoc("ember.cuda.CudaError", "A CUDA driver call or a kernel failed.",
+                                  PyExc_RuntimeError, nullptr);
+    m.attr("CudaError") = nb::handle(cuda_error);
+    compile_error = PyErr_NewExceptionWithDoc(
+        "ember.CompileError",
+        "A CUDA kernel failed to compile; the message shows the numbered source and the NVRTC log.",
+        PyExc_RuntimeError, nullptr);
+    m.attr("CompileError") = nb::handle(compile_error);
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {
             std::rethrow_exception(p);
@@ -176,6 +199,7 @@ NB_MODULE(_core, m) {
     bind_device(m);
     bind_array(m);
     bind_functions(m);
+    bind_cuda(m);
 
     m.attr("__version__") = ember::version;
     m.def("device_count",

@@ -197,6 +197,122 @@ TEST(CudaCodegen, EveryOpCompilesForSm90) {
         ADD_FAILURE() << f;
 }
 
+// Copy/cast, fill, arange and reduction kernels compile for sm_90 over every dtype (and every
+// dtype pair for casts), in the layouts and modes the backend launches.
+TEST(CudaCodegen, OtherFamiliesCompileForSm90) {
+    SKIP_WITHOUT_NVRTC();
+    std::vector<gpu::Program> programs;
+    auto add = [&](gpu::Program p) {
+        if (!programs.empty() && programs.back().source.size() < 400000 &&
+            programs.back().headers.size() == p.headers.size() &&
+            (programs.back().source.find("EMBER_DEVICE_COMPLEX") == std::string::npos) ==
+                (p.source.find("EMBER_DEVICE_COMPLEX") == std::string::npos)) {
+            programs.back().source += p.source.substr(p.source.find("\n\n"));
+        } else {
+            programs.push_back(std::move(p));
+        }
+    };
+    int count = 0;
+    for (int a = 0; a < num_dtypes; ++a) {
+        for (int b = 0; b < num_dtypes; ++b) {
+            gpu::CopyKernel k;
+            k.out = DType(a);
+            k.in = DType(b);
+            k.vec = int(16 / std::max(itemsize(k.out), itemsize(k.in)));
+            add(gpu::copy_program(k));
+            k.vec = 1;
+            k.layout = MapLayout::strided;
+            k.ndim = 2;
+            add(gpu::copy_program(k));
+            count += 2;
+        }
+        gpu::CopyKernel f;
+        f.out = f.in = DType(a);
+        f.scalar = true;
+        f.layout = MapLayout::strided;
+        f.ndim = 3;
+        f.index64 = true;
+        add(gpu::copy_program(f));
+        add(gpu::iota_program(DType(a), false));
+        count += 2;
+    }
+    using gpu::ReduceKind;
+    for (int t = 0; t < num_dtypes; ++t) {
+        const DType in = DType(t);
+        const DType widest = kind(in) == Kind::complex        ? in
+                             : kind(in) == Kind::floating     ? DType::float64
+                             : kind(in) == Kind::unsigned_int ? DType::uint64
+                                                              : DType::int64;
+        const DType own = (in == DType::float16 || in == DType::bfloat16) ? DType::float32 : in;
+        struct Case {
+            ReduceKind kind;
+            DType acc, out;
+        } cases[] = {{ReduceKind::sum, widest, in},
+                     {ReduceKind::prod, widest, widest},
+                     {ReduceKind::max, own, in},
+                     {ReduceKind::min, own, in},
+                     {ReduceKind::any, DType::bool_, DType::bool_},
+                     {ReduceKind::all, DType::bool_, DType::bool_},
+                     {ReduceKind::argmax, own, DType::int64},
+                     {ReduceKind::argmin, own, DType::int64}};
+        for (const Case& c : cases) {
+            gpu::ReduceKernel k;
+            k.kind = c.kind;
+            k.in = in;
+            k.acc = c.acc;
+            k.out = c.out;
+            k.tpo = 256;
+            k.nk = 1;
+            k.nr = 1;
+            k.vec = int(16 / itemsize(in));
+            if (k.vec == 1) k.vec = 1;
+            k.partial_out = true;
+            add(gpu::reduce_program(k));
+            gpu::ReduceKernel f = k;
+            f.vec = 1;
+            f.partial_out = false;
+            f.partial_in = true;
+            f.tpo = 32;
+            f.nk = 2;
+            add(gpu::reduce_program(f));
+            gpu::ReduceKernel o = k;
+            o.vec = 1;
+            o.tpo = 1;
+            o.nk = 3;
+            o.nr = 2;
+            o.partial_out = false;
+            o.index64 = true;
+            add(gpu::reduce_program(o));
+            count += 3;
+        }
+    }
+    std::atomic<size_t> next{0};
+    std::mutex m;
+    std::vector<std::string> failures;
+    auto worker = [&] {
+        for (size_t i = next++; i < programs.size(); i = next++) {
+            try {
+                const std::string cubin = gpu::compile_cubin(programs[i], arch);
+                if (cubin.size() < 4 || cubin.compare(1, 3, "ELF") != 0)
+                    throw Error("not an ELF cubin");
+            } catch (const std::exception& e) {
+                std::lock_guard lk(m);
+                failures.push_back(e.what());
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency()); ++i)
+        threads.emplace_back(worker);
+    for (auto& th : threads)
+        th.join();
+    std::printf("compiled %d copy/fill/iota/reduce kernels in %zu programs\n", count,
+                programs.size());
+    for (const auto& f : failures)
+        ADD_FAILURE() << f.substr(0, 300) << "\n...\n"
+                      << f.substr(f.find("--- NVRTC log ---")).substr(0, 6000);
+}
+
 // (c) A compile error names the program and shows the numbered source and NVRTC's log.
 TEST(CudaCodegen, CompileErrorShowsNumberedSourceAndLog) {
     SKIP_WITHOUT_NVRTC();

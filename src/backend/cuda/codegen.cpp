@@ -2,13 +2,17 @@
 // the compute type and the operand storage types; the bodies are those of src/ops/scalar.hpp.
 #include "backend/cuda/codegen.hpp"
 
+#include <functional>
+#include <vector>
+
 #include "ember/error.hpp"
 #include "ember_scalar_text.hpp"
 
 namespace ember::gpu {
 namespace {
 
-// What scalar.hpp takes from <cmath>/<complex>/<type_traits> on the host, from CCCL's cuda::std;
+// What scalar.hpp takes from <cmath>/<complex>/<type_traits> on the host: own traits and limits,
+// CUDA's math functions, and CCCL's complex only in kernels with complex types;
 // value conversions with the results of src/ops/convert.hpp; float16/bfloat16 as bit containers
 // converted through float32 with the rounding of include/ember/half.hpp.
 constexpr std::string_view prelude =
@@ -18,31 +22,128 @@ constexpr std::string_view prelude =
 #define EMBER_DEVICE_PRELUDE 1
 #define EMBER_HD __device__
 
+// NVRTC has no C++ standard library: the few traits scalar.hpp names as std:: are declared here
+// (CCCL's <cuda/std/type_traits> alone costs ~400 ms of compile time per kernel). Kernels with a
+// complex operand define EMBER_DEVICE_COMPLEX and use CCCL's complex and its math.
+#ifdef EMBER_DEVICE_COMPLEX
 #include <cuda/std/cmath>
 #include <cuda/std/complex>
-#include <cuda/std/cstdint>
-#include <cuda/std/limits>
-#include <cuda/std/type_traits>
+#endif
 
-using cuda::std::int16_t;
-using cuda::std::int32_t;
-using cuda::std::int64_t;
-using cuda::std::int8_t;
-using cuda::std::uint16_t;
-using cuda::std::uint32_t;
-using cuda::std::uint64_t;
-using cuda::std::uint8_t;
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
 
-// scalar.hpp names its type traits std::...; on the device they are CCCL's.
 namespace std {
-using namespace cuda::std;
-}
+template <class T, T v>
+struct integral_constant {
+    static constexpr T value = v;
+};
+using true_type = integral_constant<bool, true>;
+using false_type = integral_constant<bool, false>;
+template <class A, class B>
+struct is_same : false_type {};
+template <class A>
+struct is_same<A, A> : true_type {};
+template <class A, class B>
+inline constexpr bool is_same_v = is_same<A, B>::value;
+template <bool C, class A, class B>
+struct conditional {
+    using type = A;
+};
+template <class A, class B>
+struct conditional<false, A, B> {
+    using type = B;
+};
+template <bool C, class A, class B>
+using conditional_t = typename conditional<C, A, B>::type;
+template <class T> struct remove_cv { using type = T; };
+template <class T> struct remove_cv<const T> { using type = T; };
+template <class T> struct remove_cv<volatile T> { using type = T; };
+template <class T> struct remove_cv<const volatile T> { using type = T; };
+template <class T> struct is_integral_base : false_type {};
+template <> struct is_integral_base<bool> : true_type {};
+template <> struct is_integral_base<char> : true_type {};
+template <> struct is_integral_base<signed char> : true_type {};
+template <> struct is_integral_base<unsigned char> : true_type {};
+template <> struct is_integral_base<short> : true_type {};
+template <> struct is_integral_base<unsigned short> : true_type {};
+template <> struct is_integral_base<int> : true_type {};
+template <> struct is_integral_base<unsigned int> : true_type {};
+template <> struct is_integral_base<long> : true_type {};
+template <> struct is_integral_base<unsigned long> : true_type {};
+template <> struct is_integral_base<long long> : true_type {};
+template <> struct is_integral_base<unsigned long long> : true_type {};
+template <class T>
+inline constexpr bool is_integral_v = is_integral_base<typename remove_cv<T>::type>::value;
+template <class T>
+inline constexpr bool is_floating_point_v =
+    is_same_v<typename remove_cv<T>::type, float> || is_same_v<typename remove_cv<T>::type, double>;
+template <class T, bool = is_integral_v<T> || is_floating_point_v<T>>
+struct is_signed_base : integral_constant<bool, T(-1) < T(0)> {};
+template <class T>
+struct is_signed_base<T, false> : false_type {};
+template <class T>
+inline constexpr bool is_signed_v = is_signed_base<T>::value;
+template <class T>
+inline constexpr bool is_unsigned_v = is_integral_v<T> && !is_signed_v<T>;
+template <class T> struct make_unsigned { using type = T; };
+template <> struct make_unsigned<signed char> { using type = unsigned char; };
+template <> struct make_unsigned<char> { using type = unsigned char; };
+template <> struct make_unsigned<short> { using type = unsigned short; };
+template <> struct make_unsigned<int> { using type = unsigned int; };
+template <> struct make_unsigned<long> { using type = unsigned long; };
+template <> struct make_unsigned<long long> { using type = unsigned long long; };
+template <class T>
+using make_unsigned_t = typename make_unsigned<T>::type;
+}  // namespace std
+
+namespace ember::dev {
+
+// numeric_limits, for what the kernels ask of it.
+template <class T>
+struct num_limits {
+    static constexpr bool is_signed = T(-1) < T(0);
+    __device__ static constexpr T max() {
+        return is_signed ? T((1ull << (sizeof(T) * 8 - 1)) - 1) : T(~0ull);
+    }
+    __device__ static constexpr T lowest() {
+        return is_signed ? T(-max() - 1) : T(0);
+    }
+};
+template <>
+struct num_limits<bool> {
+    __device__ static constexpr bool max() { return true; }
+    __device__ static constexpr bool lowest() { return false; }
+};
+template <>
+struct num_limits<float> {
+    __device__ static float max() { return __int_as_float(0x7f7fffff); }
+    __device__ static float lowest() { return -max(); }
+    __device__ static float infinity() { return __int_as_float(0x7f800000); }
+    __device__ static float quiet_NaN() { return __int_as_float(0x7fc00000); }
+};
+template <>
+struct num_limits<double> {
+    __device__ static double max() { return __longlong_as_double(0x7fefffffffffffffll); }
+    __device__ static double lowest() { return -max(); }
+    __device__ static double infinity() { return __longlong_as_double(0x7ff0000000000000ll); }
+    __device__ static double quiet_NaN() { return __longlong_as_double(0x7ff8000000000000ll); }
+};
+
+}  // namespace ember::dev
 
 namespace ember::ops {
 template <class T>
-using complex_t = cuda::std::complex<T>;
+using limits = ember::dev::num_limits<T>;
+#ifdef EMBER_DEVICE_COMPLEX
 template <class T>
-using limits = cuda::std::numeric_limits<T>;
+using complex_t = cuda::std::complex<T>;
 using cuda::std::abs;
 using cuda::std::acos;
 using cuda::std::acosh;
@@ -58,6 +159,8 @@ using cuda::std::cosh;
 using cuda::std::exp;
 using cuda::std::expm1;
 using cuda::std::floor;
+__device__ inline float fmod(float a, float b) { return ::fmodf(a, b); }
+__device__ inline double fmod(double a, double b) { return ::fmod(a, b); }
 using cuda::std::hypot;
 using cuda::std::log;
 using cuda::std::log10;
@@ -73,8 +176,77 @@ using cuda::std::sqrt;
 using cuda::std::tan;
 using cuda::std::tanh;
 using cuda::std::trunc;
-__device__ inline float fmod(float a, float b) { return ::fmodf(a, b); }
-__device__ inline double fmod(double a, double b) { return ::fmod(a, b); }
+#else
+// A name for scalar.hpp's complex overloads; never instantiated in a kernel without complex types.
+template <class T>
+struct complex_unused;
+template <class T>
+using complex_t = complex_unused<T>;
+__device__ inline float acos(float x) { return ::acosf(x); }
+__device__ inline double acos(double x) { return ::acos(x); }
+__device__ inline float acosh(float x) { return ::acoshf(x); }
+__device__ inline double acosh(double x) { return ::acosh(x); }
+__device__ inline float asin(float x) { return ::asinf(x); }
+__device__ inline double asin(double x) { return ::asin(x); }
+__device__ inline float asinh(float x) { return ::asinhf(x); }
+__device__ inline double asinh(double x) { return ::asinh(x); }
+__device__ inline float atan(float x) { return ::atanf(x); }
+__device__ inline double atan(double x) { return ::atan(x); }
+__device__ inline float atanh(float x) { return ::atanhf(x); }
+__device__ inline double atanh(double x) { return ::atanh(x); }
+__device__ inline float ceil(float x) { return ::ceilf(x); }
+__device__ inline double ceil(double x) { return ::ceil(x); }
+__device__ inline float cos(float x) { return ::cosf(x); }
+__device__ inline double cos(double x) { return ::cos(x); }
+__device__ inline float cosh(float x) { return ::coshf(x); }
+__device__ inline double cosh(double x) { return ::cosh(x); }
+__device__ inline float exp(float x) { return ::expf(x); }
+__device__ inline double exp(double x) { return ::exp(x); }
+__device__ inline float expm1(float x) { return ::expm1f(x); }
+__device__ inline double expm1(double x) { return ::expm1(x); }
+__device__ inline float floor(float x) { return ::floorf(x); }
+__device__ inline double floor(double x) { return ::floor(x); }
+__device__ inline float log(float x) { return ::logf(x); }
+__device__ inline double log(double x) { return ::log(x); }
+__device__ inline float log10(float x) { return ::log10f(x); }
+__device__ inline double log10(double x) { return ::log10(x); }
+__device__ inline float log1p(float x) { return ::log1pf(x); }
+__device__ inline double log1p(double x) { return ::log1p(x); }
+__device__ inline float log2(float x) { return ::log2f(x); }
+__device__ inline double log2(double x) { return ::log2(x); }
+__device__ inline float rint(float x) { return ::rintf(x); }
+__device__ inline double rint(double x) { return ::rint(x); }
+__device__ inline float sin(float x) { return ::sinf(x); }
+__device__ inline double sin(double x) { return ::sin(x); }
+__device__ inline float sinh(float x) { return ::sinhf(x); }
+__device__ inline double sinh(double x) { return ::sinh(x); }
+__device__ inline float sqrt(float x) { return ::sqrtf(x); }
+__device__ inline double sqrt(double x) { return ::sqrt(x); }
+__device__ inline float tan(float x) { return ::tanf(x); }
+__device__ inline double tan(double x) { return ::tan(x); }
+__device__ inline float tanh(float x) { return ::tanhf(x); }
+__device__ inline double tanh(double x) { return ::tanh(x); }
+__device__ inline float trunc(float x) { return ::truncf(x); }
+__device__ inline double trunc(double x) { return ::trunc(x); }
+__device__ inline float atan2(float x, float y) { return ::atan2f(x, y); }
+__device__ inline double atan2(double x, double y) { return ::atan2(x, y); }
+__device__ inline float copysign(float x, float y) { return ::copysignf(x, y); }
+__device__ inline double copysign(double x, double y) { return ::copysign(x, y); }
+__device__ inline float fmod(float x, float y) { return ::fmodf(x, y); }
+__device__ inline double fmod(double x, double y) { return ::fmod(x, y); }
+__device__ inline float hypot(float x, float y) { return ::hypotf(x, y); }
+__device__ inline double hypot(double x, double y) { return ::hypot(x, y); }
+__device__ inline float nextafter(float x, float y) { return ::nextafterf(x, y); }
+__device__ inline double nextafter(double x, double y) { return ::nextafter(x, y); }
+__device__ inline float pow(float x, float y) { return ::powf(x, y); }
+__device__ inline double pow(double x, double y) { return ::pow(x, y); }
+__device__ inline float abs(float x) { return ::fabsf(x); }
+__device__ inline double abs(double x) { return ::fabs(x); }
+__device__ inline int abs(int x) { return x < 0 ? -x : x; }
+__device__ inline long long abs(long long x) { return x < 0 ? -x : x; }
+__device__ inline bool signbit(float x) { return (__float_as_uint(x) >> 31) != 0; }
+__device__ inline bool signbit(double x) { return __double_as_longlong(x) < 0; }
+#endif
 }  // namespace ember::ops
 
 namespace ember {
@@ -89,8 +261,10 @@ struct bfloat16 {
 
 namespace dev {
 
+#ifdef EMBER_DEVICE_COMPLEX
 using complex64 = cuda::std::complex<float>;
 using complex128 = cuda::std::complex<double>;
+#endif
 
 __device__ inline float to_float(float16 h) {
     const uint32_t sign = uint32_t(h.bits & 0x8000u) << 16;
@@ -134,22 +308,24 @@ __device__ inline bfloat16 from_float<bfloat16>(float f) {
 }
 
 template <class T>
-struct is_cplx : cuda::std::false_type {};
+struct is_cplx : std::false_type {};
+#ifdef EMBER_DEVICE_COMPLEX
 template <class T>
-struct is_cplx<cuda::std::complex<T>> : cuda::std::true_type {};
+struct is_cplx<cuda::std::complex<T>> : std::true_type {};
+#endif
 template <class T>
 inline constexpr bool is_half_v =
-    cuda::std::is_same_v<T, float16> || cuda::std::is_same_v<T, bfloat16>;
+    std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
 
 // NumPy's unsafe casts without undefined behaviour: NaN and out-of-range floats become the
 // integer minimum, as on the host (x86), not the device's saturating conversion.
 template <class To, class From>
 __device__ inline To convert(From v) {
-    if constexpr (cuda::std::is_same_v<To, From>) {
+    if constexpr (std::is_same_v<To, From>) {
         return v;
     } else if constexpr (is_half_v<From>) {
         return convert<To>(to_float(v));
-    } else if constexpr (cuda::std::is_same_v<To, bool>) {
+    } else if constexpr (std::is_same_v<To, bool>) {
         if constexpr (is_cplx<From>::value)
             return v.real() != 0 || v.imag() != 0;
         else
@@ -163,7 +339,7 @@ __device__ inline To convert(From v) {
         using R = typename To::value_type;
         return To(R(v), R(0));
     } else if constexpr (is_half_v<To>) {
-        if constexpr (cuda::std::is_same_v<From, double>) {
+        if constexpr (std::is_same_v<From, double>) {
             // Round to odd on the way to float, then to nearest: no double rounding.
             float f = float(v);
             if (double(f) != v && v == v) {
@@ -175,8 +351,8 @@ __device__ inline To convert(From v) {
         } else {
             return from_float<To>(float(v));
         }
-    } else if constexpr (cuda::std::is_integral_v<To> && cuda::std::is_floating_point_v<From>) {
-        if constexpr (cuda::std::is_unsigned_v<To> && sizeof(To) == 8) {
+    } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+        if constexpr (std::is_unsigned_v<To> && sizeof(To) == 8) {
             if (v >= From(0) && v < From(18446744073709551616.0)) return To(v);
             if (v > From(-9223372036854775808.0) && v < From(0)) return To(int64_t(v));
             return To(uint64_t(1) << 63);
@@ -189,6 +365,12 @@ __device__ inline To convert(From v) {
         return To(v);
     }
 }
+
+// A 16-byte (or smaller) aligned group of V values: one vector load or store.
+template <class T, int V>
+struct alignas(sizeof(T) * V) vec_t {
+    T v[V];
+};
 
 // The by-value geometry of a strided kernel (layout of ember::gpu::StridedGeometry).
 struct StridedGeometry {
@@ -214,6 +396,123 @@ __device__ inline bfloat16 nextafter(bfloat16 a, bfloat16 b) { return half_nexta
 
 }  // namespace ember
 )EMBER_PRELUDE";
+
+// Reduction policies (identity, load, combine, finish) for the reduce kernels; the combine steps
+// are the op table's scalar bodies, as on the CPU.
+constexpr std::string_view reduce_prelude = R"EMBER_REDUCE(// ember reduction policies.
+#pragma once
+
+namespace ember::dev {
+
+// The kept and reduced dimensions of a reduction, innermost first: kept dims have an input and
+// an output stride, reduced dims an input stride (layout of ember::gpu::ReduceGeometry).
+struct ReduceGeometry {
+    long long kshape[8], kin[8], kout[8];
+    long long rshape[8], rin[8];
+};
+
+template <class A>
+__device__ inline A lowest_value() {
+    if constexpr (std::is_same_v<A, bool>) {
+        return false;
+    } else if constexpr (is_cplx<A>::value) {
+        using R = typename A::value_type;
+        return A(-num_limits<R>::infinity(), -num_limits<R>::infinity());
+    } else if constexpr (std::is_floating_point_v<A>) {
+        return -num_limits<A>::infinity();
+    } else {
+        return num_limits<A>::lowest();
+    }
+}
+template <class A>
+__device__ inline A highest_value() {
+    if constexpr (std::is_same_v<A, bool>) {
+        return true;
+    } else if constexpr (is_cplx<A>::value) {
+        using R = typename A::value_type;
+        return A(num_limits<R>::infinity(), num_limits<R>::infinity());
+    } else if constexpr (std::is_floating_point_v<A>) {
+        return num_limits<A>::infinity();
+    } else {
+        return num_limits<A>::max();
+    }
+}
+
+// T: the stored input type, A: the accumulator, Out: the stored output type.
+template <class T, class A, class Out, class Combine>
+struct Fold {
+    using acc_t = A;
+    __device__ static A load(const T& v, long long) { return convert<A>(v); }
+    __device__ static A combine(const A& a, const A& b) { return Combine::apply(a, b); }
+    __device__ static Out finish(const A& a) { return convert<Out>(a); }
+};
+template <class T, class A, class Out>
+struct RSum : Fold<T, A, Out, ember::ops::op_add> {
+    __device__ static A identity() { return A(0); }
+};
+template <class T, class A, class Out>
+struct RProd : Fold<T, A, Out, ember::ops::op_multiply> {
+    __device__ static A identity() { return A(1); }
+};
+template <class T, class A, class Out>
+struct RMax : Fold<T, A, Out, ember::ops::op_maximum> {
+    __device__ static A identity() { return lowest_value<A>(); }
+};
+template <class T, class A, class Out>
+struct RMin : Fold<T, A, Out, ember::ops::op_minimum> {
+    __device__ static A identity() { return highest_value<A>(); }
+};
+struct LogicalOr {
+    __device__ static bool apply(bool a, bool b) { return a || b; }
+};
+struct LogicalAnd {
+    __device__ static bool apply(bool a, bool b) { return a && b; }
+};
+template <class T, class A, class Out>
+struct RAny : Fold<T, bool, Out, LogicalOr> {
+    __device__ static bool identity() { return false; }
+};
+template <class T, class A, class Out>
+struct RAll : Fold<T, bool, Out, LogicalAnd> {
+    __device__ static bool identity() { return true; }
+};
+
+// argmax/argmin: the first extremum, NaN counting as the extremum (NumPy), so ties and NaNs go
+// to the smaller index whatever order partial results meet in.
+template <class C>
+struct ArgAcc {
+    C v;
+    long long i;
+};
+template <class T, class C, bool IsMax>
+struct RArg {
+    using acc_t = ArgAcc<C>;
+    __device__ static acc_t identity() {
+        return {IsMax ? lowest_value<C>() : highest_value<C>(), 0x7fffffffffffffffll};
+    }
+    __device__ static acc_t load(const T& v, long long r) { return {convert<C>(v), r}; }
+    __device__ static acc_t combine(const acc_t& a, const acc_t& b) {
+        const bool na = ember::ops::isnan_(a.v), nb = ember::ops::isnan_(b.v);
+        if (na || nb) return (na && nb) ? (b.i < a.i ? b : a) : (na ? a : b);
+        if (IsMax ? ember::ops::lt_(a.v, b.v) : ember::ops::lt_(b.v, a.v)) return b;
+        if (IsMax ? ember::ops::lt_(b.v, a.v) : ember::ops::lt_(a.v, b.v)) return a;
+        return b.i < a.i ? b : a;
+    }
+    __device__ static long long finish(const acc_t& a) { return a.i < 0x7fffffffffffffffll ? a.i : 0; }
+};
+
+// The second pass: inputs are partial accumulators of P.
+template <class P>
+struct Partials {
+    using acc_t = typename P::acc_t;
+    __device__ static acc_t identity() { return P::identity(); }
+    __device__ static acc_t load(const acc_t& v, long long) { return v; }
+    __device__ static acc_t combine(const acc_t& a, const acc_t& b) { return P::combine(a, b); }
+    __device__ static auto finish(const acc_t& a) { return P::finish(a); }
+};
+
+}  // namespace ember::dev
+)EMBER_REDUCE";
 
 void replace_all(std::string& s, std::string_view from, std::string_view to) {
     for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
@@ -322,6 +621,20 @@ void check(const MapKernel& k) {
                          std::to_string(max_strided_dims));
 }
 
+std::string layout_comment(bool strided, int ndim, bool index64, int vec) {
+    std::string s = strided ? std::to_string(ndim) + "-d strided" : "contiguous";
+    if (vec > 1) s += ", " + std::to_string(vec) + "-wide vectors";
+    s += index64 ? ", 64-bit indices.\n" : ", 32-bit indices.\n";
+    return s;
+}
+
+std::string layout_suffix(bool strided, int ndim, bool index64, int vec) {
+    std::string s = strided ? "__strided" + std::to_string(ndim) : "__contig";
+    if (vec > 1) s += "_v" + std::to_string(vec);
+    s += index64 ? "_i64" : "_i32";
+    return s;
+}
+
 }  // namespace
 
 std::string_view device_prelude_text() { return prelude_text(); }
@@ -366,75 +679,101 @@ std::string kernel_name(const MapKernel& k) {
         s += code(k.in[i]);
         if (k.scalar_mask & (1u << i)) s += 's';
     }
-    s += k.layout == MapLayout::contiguous ? "__contig" : "__strided" + std::to_string(k.ndim);
-    s += k.index64 ? "_i64" : "_i32";
+    s += layout_suffix(k.layout == MapLayout::strided, k.ndim, k.index64,
+                       k.layout == MapLayout::strided ? 1 : k.vec);
     return s;
 }
 
-std::string kernel_text(const MapKernel& k) {
-    check(k);
-    const ops::OpInfo& oi = ops::info(k.op);
-    const int arity = oi.arity;
-    const bool strided = k.layout == MapLayout::strided;
-    const std::string iu = "Index", is = "Offset";  // aliases declared in the kernel
-    const auto is_scalar = [&](int i) { return (k.scalar_mask & (1u << i)) != 0; };
-    const std::string out_t(device_type(k.out));
+namespace {
 
-    std::string s;
-    // Header comment: what the kernel computes.
-    s += "// " + std::string(oi.name) + ": " + std::string(name(k.out)) + " <- (";
-    for (int i = 0; i < arity; ++i) {
-        if (i) s += ", ";
-        s += std::string(name(k.in[i])) + (is_scalar(i) ? " scalar" : "");
-    }
-    s += "), computed in " + std::string(name(k.compute)) + "; ";
-    s += strided ? std::to_string(k.ndim) + "-d strided" : "contiguous";
-    s += k.index64 ? ", 64-bit indices.\n" : ", 32-bit indices.\n";
+// The shared text of every elementwise kernel family (map, copy/cast): operands, index types, the
+// grid-stride loop over a contiguous or collapsed strided space, an optional 16-byte vector loop
+// with a scalar tail. `load(i, at)` spells the value of input i at element `at`; `result` is the
+// expression stored to the output, in terms of a0, a1, ...
+struct Elementwise {
+    std::string name, comment;
+    std::string out_t;
+    std::vector<std::string> in_t;
+    uint8_t scalar_mask = 0;
+    bool strided = false;
+    int ndim = 1;
+    bool index64 = false;
+    int vec = 1;
+    std::string aliases;                                // type aliases at the top of the body
+    std::string value_t;                                // the type inputs are loaded as
+    std::function<std::string(int, std::string)> load;  // (input, source expression)
+    std::string result;
+};
 
-    s += "extern \"C\" __global__ void " + kernel_name(k) + "(\n";
-    s += "    " + out_t + "* __restrict__ out";
+std::string elementwise_text(const Elementwise& e) {
+    const int arity = int(e.in_t.size());
+    const auto is_scalar = [&](int i) { return (e.scalar_mask & (1u << i)) != 0; };
+    const std::string iu = "Index", is = "Offset";
+    std::string s = e.comment;
+    s += "extern \"C\" __global__ void " + e.name + "(\n";
+    s += "    " + e.out_t + "* __restrict__ out";
     for (int i = 0; i < arity; ++i) {
-        const std::string t(device_type(k.in[i]));
         s += ",\n    ";
-        s += is_scalar(i) ? "const " + t + " in" + std::to_string(i)
-                          : "const " + t + "* __restrict__ in" + std::to_string(i);
+        s += is_scalar(i) ? "const " + e.in_t[i] + " in" + std::to_string(i)
+                          : "const " + e.in_t[i] + "* __restrict__ in" + std::to_string(i);
     }
-    if (strided) s += ",\n    const ember::dev::StridedGeometry g";
-    s += k.index64 ? ",\n    const long long n) {\n" : ",\n    const unsigned int n) {\n";
+    if (e.strided) s += ",\n    const ember::dev::StridedGeometry g";
+    s += e.index64 ? ",\n    const long long n) {\n" : ",\n    const unsigned int n) {\n";
     s += "    using namespace ember::dev;\n";
-    s += "    using C = " + std::string(device_type(k.compute)) + ";  // compute type\n";
-    s += "    using R = " + std::string(device_type(result_dtype(k.op, k.compute))) +
-         ";  // what the op returns\n";
-    if (k.index64) {
+    s += e.aliases;
+    if (e.index64) {
         s += "    using Index = long long;  // linear index\n";
-        if (strided) s += "    using Offset = long long;  // element offset\n";
+        if (e.strided) s += "    using Offset = long long;  // element offset\n";
     } else {
         // The host keeps n and gridDim.x * blockDim.x below 2^31, so i + step cannot wrap.
         s += "    using Index = unsigned int;  // linear index (n < 2^31)\n";
-        if (strided) s += "    using Offset = int;  // element offset\n";
+        if (e.strided) s += "    using Offset = int;  // element offset\n";
     }
     for (int i = 0; i < arity; ++i)
         if (is_scalar(i))
-            s += "    const C a" + std::to_string(i) + " = convert<C>(in" + std::to_string(i) +
-                 ");\n";
+            s += "    const " + e.value_t + " a" + std::to_string(i) + " = " +
+                 e.load(i, "in" + std::to_string(i)) + ";\n";
     s += "    const Index step = Index(gridDim.x) * blockDim.x;\n";
-    s += "    for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {\n";
+    std::string first = "Index(blockIdx.x) * blockDim.x + threadIdx.x";
+    if (e.vec > 1) {
+        const std::string V = std::to_string(e.vec);
+        s += "    // " + V + " elements per 16-byte access, then the scalar tail.\n";
+        s += "    const Index nv = n / " + V + ";\n";
+        s += "    for (Index j = " + first + "; j < nv; j += step) {\n";
+        for (int i = 0; i < arity; ++i)
+            if (!is_scalar(i))
+                s += "        const vec_t<" + e.in_t[i] + ", " + V + "> x" + std::to_string(i) +
+                     " = reinterpret_cast<const vec_t<" + e.in_t[i] + ", " + V + ">*>(in" +
+                     std::to_string(i) + ")[j];\n";
+        s += "        vec_t<" + e.out_t + ", " + V + "> y;\n";
+        s += "#pragma unroll\n";
+        s += "        for (int k = 0; k < " + V + "; ++k) {\n";
+        for (int i = 0; i < arity; ++i)
+            if (!is_scalar(i))
+                s += "            const " + e.value_t + " a" + std::to_string(i) + " = " +
+                     e.load(i, "x" + std::to_string(i) + ".v[k]") + ";\n";
+        s += "            y.v[k] = " + e.result + ";\n";
+        s += "        }\n";
+        s += "        reinterpret_cast<vec_t<" + e.out_t + ", " + V + ">*>(out)[j] = y;\n";
+        s += "    }\n";
+        first = "nv * " + V + " + " + first;
+    }
+    s += "    for (Index i = " + first + "; i < n; i += step) {\n";
     // Operand element offsets: the output is operand 0, input i is operand i + 1.
     std::vector<std::string> at(arity + 1, std::string("i"));
-    if (strided) {
+    if (e.strided) {
         std::vector<int> arrays;  // operand indices that need an offset
         arrays.push_back(0);
         for (int i = 0; i < arity; ++i)
             if (!is_scalar(i)) arrays.push_back(i + 1);
-        const std::string nd = std::to_string(k.ndim);
         s += "        " + iu + " rem = i;\n";
         s += "        " + is;
         for (size_t j = 0; j < arrays.size(); ++j)
             s += (j ? ", o" : " o") + std::to_string(arrays[j]) + " = 0";
         s += ";\n";
-        if (k.ndim > 1) {
+        if (e.ndim > 1) {
             s += "#pragma unroll\n";
-            s += "        for (int d = 0; d < " + std::to_string(k.ndim - 1) + "; ++d) {\n";
+            s += "        for (int d = 0; d < " + std::to_string(e.ndim - 1) + "; ++d) {\n";
             s += "            const " + iu + " q = rem / " + iu + "(g.shape[d]);\n";
             s += "            const " + is + " x = " + is + "(rem - q * " + iu + "(g.shape[d]));\n";
             s += "            rem = q;\n";
@@ -445,28 +784,353 @@ std::string kernel_text(const MapKernel& k) {
         }
         for (int op : arrays)
             s += "        o" + std::to_string(op) + " += " + is + "(rem) * " + is + "(g.strides[" +
-                 std::to_string(op) + "][" + std::to_string(k.ndim - 1) + "]);\n";
+                 std::to_string(op) + "][" + std::to_string(e.ndim - 1) + "]);\n";
         for (int op : arrays)
             at[op].assign(1, 'o').append(std::to_string(op));
     }
     for (int i = 0; i < arity; ++i)
         if (!is_scalar(i))
-            s += "        const C a" + std::to_string(i) + " = convert<C>(in" + std::to_string(i) +
-                 "[" + at[i + 1] + "]);\n";
-    s += "        out[" + at[0] + "] = convert<" + out_t + ">(R(ember::ops::op_" +
-         std::string(oi.name) + "::apply(";
-    for (int i = 0; i < arity; ++i)
-        s += (i ? ", a" : "a") + std::to_string(i);
-    s += ")));\n";
+            s += "        const " + e.value_t + " a" + std::to_string(i) + " = " +
+                 e.load(i, "in" + std::to_string(i) + "[" + at[i + 1] + "]") + ";\n";
+    s += "        out[" + at[0] + "] = " + e.result + ";\n";
     s += "    }\n}\n";
     return s;
 }
 
-std::string program_text(std::span<const MapKernel> kernels) {
-    std::string s =
-        "// Generated by ember (src/backend/cuda/codegen.cpp): elementwise map kernels.\n"
+}  // namespace
+
+std::string kernel_text(const MapKernel& k) {
+    check(k);
+    const ops::OpInfo& oi = ops::info(k.op);
+    const int arity = oi.arity;
+    const bool strided = k.layout == MapLayout::strided;
+    const auto is_scalar = [&](int i) { return (k.scalar_mask & (1u << i)) != 0; };
+    Elementwise e;
+    e.name = kernel_name(k);
+    e.out_t = device_type(k.out);
+    for (int i = 0; i < arity; ++i)
+        e.in_t.emplace_back(device_type(k.in[i]));
+    e.scalar_mask = k.scalar_mask;
+    e.strided = strided;
+    e.ndim = k.ndim;
+    e.index64 = k.index64;
+    e.vec = strided ? 1 : k.vec;
+    e.comment = "// " + std::string(oi.name) + ": " + std::string(name(k.out)) + " <- (";
+    for (int i = 0; i < arity; ++i) {
+        if (i) e.comment += ", ";
+        e.comment += std::string(name(k.in[i])) + (is_scalar(i) ? " scalar" : "");
+    }
+    e.comment += "), computed in " + std::string(name(k.compute)) + "; " +
+                 layout_comment(strided, k.ndim, k.index64, e.vec);
+    e.aliases = "    using C = " + std::string(device_type(k.compute)) + ";  // compute type\n";
+    e.aliases += "    using R = " + std::string(device_type(result_dtype(k.op, k.compute))) +
+                 ";  // what the op returns\n";
+    e.value_t = "C";
+    e.load = [](int, std::string src) { return "convert<C>(" + src + ")"; };
+    e.result = "convert<" + e.out_t + ">(R(ember::ops::op_" + std::string(oi.name) + "::apply(";
+    for (int i = 0; i < arity; ++i)
+        e.result += (i ? ", a" : "a") + std::to_string(i);
+    e.result += ")))";
+    return elementwise_text(e);
+}
+
+std::string copy_kernel_name(const CopyKernel& k) {
+    std::string s = "ember_copy_";
+    s += code(k.out);
+    s += '_';
+    s += code(k.in);
+    if (k.scalar) s += 's';
+    s += layout_suffix(k.layout == MapLayout::strided, k.ndim, k.index64, k.vec);
+    return s;
+}
+
+std::string copy_kernel_text(const CopyKernel& k) {
+    const bool strided = k.layout == MapLayout::strided;
+    if (strided && (k.ndim < 1 || k.ndim > max_strided_dims))
+        throw ValueError("copy kernel: strided ndim " + std::to_string(k.ndim) + " is outside 1.." +
+                         std::to_string(max_strided_dims));
+    Elementwise e;
+    e.name = copy_kernel_name(k);
+    e.out_t = device_type(k.out);
+    e.in_t = {std::string(device_type(k.in))};
+    e.scalar_mask = k.scalar ? 1 : 0;
+    e.strided = strided;
+    e.ndim = k.ndim;
+    e.index64 = k.index64;
+    e.vec = strided ? 1 : k.vec;
+    e.comment = std::string("// ") + (k.scalar ? "fill" : "copy") + ": " +
+                std::string(name(k.out)) + " <- " + std::string(name(k.in)) +
+                (k.scalar ? " scalar" : "") + " (NumPy's unsafe cast); " +
+                layout_comment(strided, k.ndim, k.index64, e.vec);
+    e.value_t = "Out";
+    e.aliases = "    using Out = " + e.out_t + ";\n";
+    e.load = [](int, std::string src) { return "convert<Out>(" + src + ")"; };
+    e.result = "a0";
+    return elementwise_text(e);
+}
+
+std::string iota_kernel_name(DType out, bool index64) {
+    return "ember_iota_" + std::string(code(out)) + (index64 ? "_i64" : "_i32");
+}
+
+std::string iota_kernel_text(DType out, bool index64) {
+    const std::string t(device_type(out));
+    const Kind kd = kind(out);
+    // start and step come as int64, double or complex<double> by the kind of the output.
+    const std::string arg = kd == Kind::complex    ? "ember::dev::complex128"
+                            : kd == Kind::floating ? "double"
+                                                   : "long long";
+    std::string value;
+    if (out == DType::bool_)
+        value = "(start + i * step) != 0";
+    else if (kd == Kind::complex)
+        value = "convert<" + t + ">(start + double(i) * step)";
+    else if (kd == Kind::floating)
+        value = "convert<" + t + ">(start + double(i) * step)";
+    else
+        value =
+            t + "((unsigned long long)start + (unsigned long long)i * (unsigned long long)step)";
+    std::string s = "// arange/linspace: out[i * stride] = start + i * step, computed in " + arg +
+                    ", stored as " + std::string(name(out)) + ".\n";
+    const std::string idx = index64 ? "long long" : "unsigned int";
+    s += "extern \"C\" __global__ void " + iota_kernel_name(out, index64) + "(\n";
+    s += "    " + t + "* __restrict__ out,\n    const long long stride,\n    const " + arg +
+         " start,\n    const " + arg + " step,\n    const " + idx + " n) {\n";
+    s += "    using namespace ember::dev;\n";
+    s += "    using Index = " + idx + ";\n";
+    s += "    const Index gstep = Index(gridDim.x) * blockDim.x;\n";
+    s += "    for (Index i = Index(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += gstep)\n";
+    s += "        out[(long long)i * stride] = " + value + ";\n";
+    s += "}\n";
+    return s;
+}
+
+Program single_program(std::string kernel_name, std::string text, bool reduce, bool cplx) {
+    Program p;
+    p.name = kernel_name + ".cu";
+    p.source = "// Generated by ember (src/backend/cuda/codegen.cpp).\n";
+    if (cplx) p.source += "#define EMBER_DEVICE_COMPLEX 1\n";
+    p.source +=
         "#include \"ember/device_prelude.cuh\"\n"
         "#include \"ember/ops/scalar.hpp\"\n";
+    if (reduce) p.source += "#include \"ember/reduce_prelude.cuh\"\n";
+    p.source += '\n';
+    p.source += text;
+    p.headers = {{"ember/device_prelude.cuh", prelude_text()},
+                 {"ember/ops/scalar.hpp", std::string(scalar_header_text())}};
+    if (reduce) p.headers.emplace_back("ember/reduce_prelude.cuh", std::string(reduce_prelude));
+    return p;
+}
+
+std::string_view reduce_kind_name(ReduceKind k) {
+    switch (k) {
+        case ReduceKind::sum:
+            return "sum";
+        case ReduceKind::prod:
+            return "prod";
+        case ReduceKind::max:
+            return "max";
+        case ReduceKind::min:
+            return "min";
+        case ReduceKind::any:
+            return "any";
+        case ReduceKind::all:
+            return "all";
+        case ReduceKind::argmax:
+            return "argmax";
+        case ReduceKind::argmin:
+            return "argmin";
+    }
+    return "reduce";
+}
+
+std::string reduce_kernel_name(const ReduceKernel& k) {
+    std::string s = "ember_reduce_";
+    s += reduce_kind_name(k.kind);
+    s += '_';
+    s += code(k.out);
+    s += '_';
+    s += code(k.in);
+    s += '_';
+    s += code(k.acc);
+    s += "__t" + std::to_string(k.tpo) + "_k" + std::to_string(k.nk) + "_r" + std::to_string(k.nr);
+    if (k.vec > 1) s += "_v" + std::to_string(k.vec);
+    if (k.partial_in) s += "_pin";
+    if (k.partial_out) s += "_pout";
+    s += k.index64 ? "_i64" : "_i32";
+    return s;
+}
+
+std::string reduce_kernel_text(const ReduceKernel& k) {
+    if (k.nk < 0 || k.nk > max_strided_dims || k.nr < 0 || k.nr > max_strided_dims)
+        throw ValueError("reduce kernel: dims outside 0.." + std::to_string(max_strided_dims));
+    if (!(k.tpo == 1 || k.tpo == 32 || k.tpo == 256))
+        throw ValueError("reduce kernel: threads per output must be 1, 32 or 256");
+    if (k.vec > 1 && (k.nr != 1 || k.tpo == 1 || k.partial_in))
+        throw ValueError("reduce kernel: vector loads need one unit-stride reduced dim");
+    const bool arg = k.kind == ReduceKind::argmax || k.kind == ReduceKind::argmin;
+    const std::string name = reduce_kernel_name(k);
+    const std::string in_t(device_type(k.in)), acc_t(device_type(k.acc)), out_t(device_type(k.out));
+    std::string policy;
+    switch (k.kind) {
+        case ReduceKind::sum:
+            policy = "RSum";
+            break;
+        case ReduceKind::prod:
+            policy = "RProd";
+            break;
+        case ReduceKind::max:
+            policy = "RMax";
+            break;
+        case ReduceKind::min:
+            policy = "RMin";
+            break;
+        case ReduceKind::any:
+            policy = "RAny";
+            break;
+        case ReduceKind::all:
+            policy = "RAll";
+            break;
+        case ReduceKind::argmax:
+        case ReduceKind::argmin:
+            policy = "RArg";
+            break;
+    }
+    policy = "ember::dev::" + policy + "<" + in_t + ", " + acc_t + ", " +
+             (arg ? std::string(k.kind == ReduceKind::argmax ? "true" : "false") : out_t) + ">";
+    if (k.partial_in) policy = "ember::dev::Partials<" + policy + ">";
+    const std::string P = "P_" + name;
+    const std::string Idx = k.index64 ? "long long" : "unsigned int";
+    const std::string Off = k.index64 ? "long long" : "int";
+
+    std::string s = "// " + std::string(reduce_kind_name(k.kind)) + ": " +
+                    std::string(ember::name(k.out)) + " <- " + std::string(ember::name(k.in)) +
+                    ", accumulated in " + std::string(ember::name(k.acc)) + "; ";
+    s += k.tpo == 1 ? std::string("one thread per output")
+                    : std::to_string(k.tpo) + " threads per output";
+    s += ", " + std::to_string(k.nk) + " kept and " + std::to_string(k.nr) + " reduced dims";
+    if (k.vec > 1) s += ", " + std::to_string(k.vec) + "-wide loads";
+    if (k.partial_in) s += ", combining partials";
+    if (k.partial_out) s += ", writing partials";
+    s += k.index64 ? ", 64-bit indices.\n" : ", 32-bit indices.\n";
+    s += "using " + P + " = " + policy + ";\n";
+    s += "extern \"C\" __global__ void __launch_bounds__(256) " + name + "(\n";
+    s += "    " + (k.partial_out ? P + "::acc_t" : out_t) + "* __restrict__ out,\n";
+    s += "    const " + (k.partial_in ? P + "::acc_t" : in_t) + "* __restrict__ in,\n";
+    s += "    const ember::dev::ReduceGeometry g,\n";
+    s += "    const " + Idx + " nout,\n    const " + Idx + " nred,\n    const " + Idx +
+         " chunk) {\n";
+    s += "    using namespace ember::dev;\n";
+    s += "    using P = " + P + ";\n    using A = P::acc_t;\n";
+    s += "    using Index = " + Idx + ";\n    using Offset = " + Off + ";\n";
+    s += "    constexpr unsigned TPO = " + std::to_string(k.tpo) + ";  // threads per output\n";
+    s += "    const Index m = Index(blockIdx.x) * (256 / TPO) + threadIdx.x / TPO;\n";
+    s += "    const unsigned lane = threadIdx.x % TPO;\n";
+    s += "    const Index begin = Index(blockIdx.y) * chunk;\n";
+    s += "    const Index end = nred - begin < chunk ? nred : begin + chunk;\n";
+    s += "    A acc = P::identity();\n";
+    s += "    Offset ib = 0, ob = 0;\n";
+    s += "    if (m < nout) {\n";
+    if (k.nk > 0) {
+        s += "        Index rem = m;\n";
+        if (k.nk > 1) {
+            s += "#pragma unroll\n";
+            s += "        for (int d = 0; d < " + std::to_string(k.nk - 1) + "; ++d) {\n";
+            s += "            const Index q = rem / Index(g.kshape[d]);\n";
+            s += "            const Offset x = Offset(rem - q * Index(g.kshape[d]));\n";
+            s += "            rem = q;\n";
+            s += "            ib += x * Offset(g.kin[d]);\n";
+            s += "            ob += x * Offset(g.kout[d]);\n";
+            s += "        }\n";
+        }
+        const std::string last = std::to_string(k.nk - 1);
+        s += "        ib += Offset(rem) * Offset(g.kin[" + last + "]);\n";
+        s += "        ob += Offset(rem) * Offset(g.kout[" + last + "]);\n";
+    }
+    if (k.vec > 1) {
+        const std::string V = std::to_string(k.vec);
+        s += "        using VT = vec_t<" + in_t + ", " + V + ">;\n";
+        s += "        const VT* vin = reinterpret_cast<const VT*>(in + ib);\n";
+        s += "#pragma unroll 2\n";
+        s += "        for (Index rv = begin / " + V + " + lane; rv < end / " + V +
+             "; rv += TPO) {\n";
+        s += "            const VT x = vin[rv];\n";
+        s += "#pragma unroll\n";
+        s += "            for (int e = 0; e < " + V + "; ++e)\n";
+        s += "                acc = P::combine(acc, P::load(x.v[e], (long long)(rv * " + V +
+             " + e)));\n";
+        s += "        }\n";
+    } else {
+        s += "#pragma unroll 4\n";
+        s += "        for (Index r = begin + lane; r < end; r += TPO) {\n";
+        s += "            Offset io = ib;\n";
+        if (k.nr > 0) {
+            s += "            Index rr = r;\n";
+            if (k.nr > 1) {
+                s += "#pragma unroll\n";
+                s += "            for (int d = 0; d < " + std::to_string(k.nr - 1) + "; ++d) {\n";
+                s += "                const Index q = rr / Index(g.rshape[d]);\n";
+                s += "                io += Offset(rr - q * Index(g.rshape[d])) * "
+                     "Offset(g.rin[d]);\n";
+                s += "                rr = q;\n";
+                s += "            }\n";
+            }
+            s +=
+                "            io += Offset(rr) * Offset(g.rin[" + std::to_string(k.nr - 1) + "]);\n";
+        }
+        s += "            acc = P::combine(acc, P::load(in[io], (long long)r));\n";
+        s += "        }\n";
+    }
+    s += "    }\n";
+    if (k.tpo > 1) {
+        s += "    // Fixed-order tree over the threads of one output: deterministic results.\n";
+        s += "    __shared__ alignas(16) unsigned char smem_raw[256 * sizeof(A)];\n";
+        s += "    A* smem = reinterpret_cast<A*>(smem_raw);\n";
+        s += "    smem[threadIdx.x] = acc;\n";
+        s += "    __syncthreads();\n";
+        s += "#pragma unroll\n";
+        s += "    for (unsigned s = TPO / 2; s > 0; s >>= 1) {\n";
+        s += "        if (lane < s) smem[threadIdx.x] = P::combine(smem[threadIdx.x], "
+             "smem[threadIdx.x + s]);\n";
+        s += "        __syncthreads();\n";
+        s += "    }\n";
+        s += "    acc = smem[threadIdx.x];\n";
+    }
+    s += "    if (lane == 0 && m < nout)\n";
+    if (k.partial_out)
+        s += "        out[Index(blockIdx.y) * nout + m] = acc;\n";
+    else
+        s += "        out[ob] = P::finish(acc);\n";
+    s += "}\n";
+    return s;
+}
+
+Program reduce_program(const ReduceKernel& k) {
+    return single_program(reduce_kernel_name(k), reduce_kernel_text(k), true,
+                          is_complex(k.in) || is_complex(k.acc) || is_complex(k.out));
+}
+
+Program copy_program(const CopyKernel& k) {
+    return single_program(copy_kernel_name(k), copy_kernel_text(k), false,
+                          is_complex(k.in) || is_complex(k.out));
+}
+Program iota_program(DType out, bool index64) {
+    return single_program(iota_kernel_name(out, index64), iota_kernel_text(out, index64), false,
+                          is_complex(out));
+}
+
+std::string program_text(std::span<const MapKernel> kernels) {
+    bool cplx = false;
+    for (const MapKernel& k : kernels) {
+        cplx = cplx || is_complex(k.compute) || is_complex(k.out);
+        for (int i = 0; i < ops::info(k.op).arity; ++i)
+            cplx = cplx || is_complex(k.in[i]);
+    }
+    std::string s =
+        "// Generated by ember (src/backend/cuda/codegen.cpp): elementwise map kernels.\n";
+    if (cplx) s += "#define EMBER_DEVICE_COMPLEX 1\n";
+    s += "#include \"ember/device_prelude.cuh\"\n"
+         "#include \"ember/ops/scalar.hpp\"\n";
     for (const MapKernel& k : kernels) {
         s += '\n';
         s += kernel_text(k);

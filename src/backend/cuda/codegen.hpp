@@ -37,6 +37,41 @@ struct MapKernel {
     MapLayout layout = MapLayout::contiguous;
     int ndim = 1;          // strided: number of collapsed dims, 1..max_strided_dims
     bool index64 = false;  // 64-bit index arithmetic (sizes or offsets >= 2^31)
+    int vec = 1;           // contiguous: elements per 16-byte vector access (1: scalar only)
+};
+
+// A strided copy with NumPy's unsafe cast (out <- in); with `scalar`, a fill from a by-value
+// argument.
+struct CopyKernel {
+    DType out{}, in{};
+    bool scalar = false;
+    MapLayout layout = MapLayout::contiguous;
+    int ndim = 1;
+    bool index64 = false;
+    int vec = 1;
+};
+
+// The by-value geometry of a reduction: kept dims (input and output strides) and reduced dims
+// (input strides), innermost first, in elements. The reduce prelude declares the same layout.
+struct ReduceGeometry {
+    int64_t kshape[max_strided_dims], kin[max_strided_dims], kout[max_strided_dims];
+    int64_t rshape[max_strided_dims], rin[max_strided_dims];
+};
+
+enum class ReduceKind : uint8_t { sum, prod, max, min, any, all, argmax, argmin };
+
+// One reduction kernel. Threads per output: 1 (each thread folds its output's values serially;
+// used when the innermost input dim is kept) or 32/256 (a group of threads folds one output and
+// finishes with a fixed-order tree). The reduced extent may be split into segments (grid.y):
+// the first pass writes partial accumulators, a second pass (partial_in) combines them in order.
+struct ReduceKernel {
+    ReduceKind kind{};
+    DType in{}, acc{}, out{};  // acc: never 16-bit (those accumulate in float32)
+    int tpo = 1;
+    int nk = 0, nr = 0;  // kept and reduced dims, 0..max_strided_dims
+    int vec = 1;         // vector loads (tpo > 1, nr == 1 with unit stride)
+    bool partial_in = false, partial_out = false;
+    bool index64 = false;
 };
 
 // The dtype an op's scalar body returns for compute type `compute` (its output rule).
@@ -54,6 +89,17 @@ std::string kernel_text(const MapKernel& k);
 std::string program_text(std::span<const MapKernel> kernels);
 // program_text plus the in-memory headers (device prelude, the host's scalar.hpp).
 Program map_program(std::span<const MapKernel> kernels);
+
+std::string copy_kernel_name(const CopyKernel& k);
+std::string copy_kernel_text(const CopyKernel& k);
+Program copy_program(const CopyKernel& k);
+// 1-D out[i * stride] = start + i * step (arange, linspace).
+std::string iota_kernel_name(DType out, bool index64);
+std::string iota_kernel_text(DType out, bool index64);
+Program iota_program(DType out, bool index64);
+std::string reduce_kernel_name(const ReduceKernel& k);
+std::string reduce_kernel_text(const ReduceKernel& k);
+Program reduce_program(const ReduceKernel& k);
 
 // The device prelude (what scalar.hpp's host includes give it, plus conversions and float16 /
 // bfloat16) and the text of src/ops/scalar.hpp embedded at build time.

@@ -18,7 +18,50 @@ using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
+using CUmemoryPool = struct CUmemPoolHandle_st*;
 inline constexpr CUresult CUDA_SUCCESS = 0;
+inline constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
+inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;
+
+// cuda.h's CUmemPoolProps (v1): pinned device memory at a location, no IPC handles.
+struct CUmemPoolProps {
+    int alloc_type = 1;  // CU_MEM_ALLOCATION_TYPE_PINNED
+    int handle_types = 0;
+    int location_type = 1;  // CU_MEM_LOCATION_TYPE_DEVICE
+    int location_id = 0;
+    void* win32_security_attributes = nullptr;
+    size_t max_size = 0;
+    unsigned short usage = 0;
+    unsigned char reserved[54] = {};
+};
+static_assert(sizeof(CUmemPoolProps) == 88);
+
+// The driver enum values ember uses (from cuda.h).
+enum : int {
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8,
+    CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13,
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+    CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33,
+    CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE = 36,
+    CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH = 37,
+    CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38,
+    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED = 115,
+    CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
+    CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT = 5,
+    CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH = 6,
+    CU_MEMPOOL_ATTR_USED_MEM_CURRENT = 7,
+    CU_MEMPOOL_ATTR_USED_MEM_HIGH = 8,
+    CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
+    CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+    CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+    CU_STREAM_NON_BLOCKING = 1,
+    CU_EVENT_DEFAULT = 0,
+    CU_EVENT_DISABLE_TIMING = 2,
+    CU_MEMHOSTALLOC_PORTABLE = 1,
+};
 
 using nvrtcResult = int;
 using nvrtcProgram = struct _nvrtcProgram*;
@@ -84,6 +127,27 @@ inline constexpr nvrtcResult NVRTC_SUCCESS = 0;
     X(cuModuleUnload, "cuModuleUnload", CUresult, (CUmodule module))                               \
     X(cuModuleGetFunction, "cuModuleGetFunction", CUresult,                                        \
       (CUfunction * fn, CUmodule module, const char* name))                                        \
+    X(cuMemAllocFromPoolAsync, "cuMemAllocFromPoolAsync", CUresult,                                \
+      (CUdeviceptr * ptr, size_t bytes, CUmemoryPool pool, CUstream stream))                       \
+    X(cuMemPoolCreate, "cuMemPoolCreate", CUresult,                                                \
+      (CUmemoryPool * pool, const CUmemPoolProps* props))                                          \
+    X(cuMemPoolDestroy, "cuMemPoolDestroy", CUresult, (CUmemoryPool pool))                         \
+    X(cuMemPoolTrimTo, "cuMemPoolTrimTo", CUresult, (CUmemoryPool pool, size_t keep))              \
+    X(cuMemPoolSetAttribute, "cuMemPoolSetAttribute", CUresult,                                    \
+      (CUmemoryPool pool, int attr, void* value))                                                  \
+    X(cuMemPoolGetAttribute, "cuMemPoolGetAttribute", CUresult,                                    \
+      (CUmemoryPool pool, int attr, void* value))                                                  \
+    X(cuMemHostAlloc, "cuMemHostAlloc", CUresult, (void** p, size_t bytes, unsigned flags))        \
+    X(cuMemFreeHost, "cuMemFreeHost", CUresult, (void* p))                                         \
+    X(cuMemsetD32Async, "cuMemsetD32Async", CUresult,                                              \
+      (CUdeviceptr dst, unsigned value, size_t n, CUstream stream))                                \
+    X(cuMemsetD16Async, "cuMemsetD16Async", CUresult,                                              \
+      (CUdeviceptr dst, unsigned short value, size_t n, CUstream stream))                          \
+    X(cuStreamQuery, "cuStreamQuery", CUresult, (CUstream stream))                                 \
+    X(cuStreamWaitEvent, "cuStreamWaitEvent", CUresult,                                            \
+      (CUstream stream, CUevent event, unsigned flags))                                            \
+    X(cuEventQuery, "cuEventQuery", CUresult, (CUevent event))                                     \
+    X(cuFuncGetAttribute, "cuFuncGetAttribute", CUresult, (int* value, int attrib, CUfunction fn)) \
     X(cuLaunchKernel, "cuLaunchKernel", CUresult,                                                  \
       (CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,         \
        unsigned block_y, unsigned block_z, unsigned shared_bytes, CUstream stream, void** params,  \

@@ -10,11 +10,7 @@
 
 namespace ember::gpu {
 
-// A kernel failed to compile; what() holds the numbered source and the NVRTC log.
-class CompileError : public Error {
-public:
-    using Error::Error;
-};
+using ember::CompileError;
 
 // One translation unit for NVRTC: its source and the headers it includes by name (handed to NVRTC
 // in memory, so the same text the host compiled is what the device compiles).

@@ -1,0 +1,128 @@
+// The CUDA runtime side of ember's public API: devices, streams, events, memory statistics and the
+// kernel cache. No CUDA header is needed: streams and events are opaque handles.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace ember::cuda {
+
+// True when the CUDA backend can use at least one device in this process.
+bool is_available();
+int device_count();
+// Why CUDA cannot be used, in one line ("" when it can).
+std::string unavailable_reason();
+
+// The calling thread's current device (default 0) and its replacement. set_device checks the
+// index (ValueError naming it).
+int current_device();
+void set_device(int device);
+
+struct DeviceProperties {
+    std::string name;
+    int major = 0, minor = 0;  // compute capability
+    size_t total_memory = 0;   // bytes
+    int multi_processor_count = 0;
+    int l2_cache_size = 0;  // bytes
+    int max_threads_per_multi_processor = 0;
+    int max_shared_memory_per_block = 0;  // bytes
+    int clock_rate_khz = 0;
+    int memory_clock_rate_khz = 0;
+    int memory_bus_width = 0;  // bits
+    int pci_bus_id = 0;
+};
+DeviceProperties get_device_properties(int device);
+
+// Waits for all work on `device` (-1: the current device).
+void synchronize(int device = -1);
+
+// A non-blocking stream of one device. The default stream of each device is ember's own
+// non-blocking stream, created with the device's context.
+class Stream {
+public:
+    // Creates a new stream on `device` (-1: the current device).
+    static Stream create(int device = -1);
+    // The calling thread's current stream for `device` (-1: the current device).
+    static Stream current(int device = -1);
+    // The stream ember creates per device.
+    static Stream default_stream(int device = -1);
+
+    int device() const { return device_; }
+    void* handle() const { return handle_; }  // the CUstream
+    void synchronize() const;
+    bool query() const;  // true when all work queued so far is done
+    void wait_event(const class Event& e) const;
+    friend bool operator==(const Stream& a, const Stream& b) { return a.handle_ == b.handle_; }
+
+private:
+    Stream(int device, void* handle, std::shared_ptr<void> owner)
+        : device_(device), handle_(handle), owner_(std::move(owner)) {}
+    int device_ = 0;
+    void* handle_ = nullptr;
+    std::shared_ptr<void> owner_;  // destroys a created stream with its last copy
+    friend void set_current_stream(const Stream&);
+};
+// Makes `s` the calling thread's current stream for its device (ops enqueue there).
+void set_current_stream(const Stream& s);
+
+class Event {
+public:
+    explicit Event(bool enable_timing = true, int device = -1);
+    void record(const Stream& s);
+    void record();  // on the current stream
+    void synchronize() const;
+    bool query() const;
+    // Milliseconds between this event and `end` (both recorded and complete).
+    float elapsed_time(const Event& end) const;
+    int device() const;
+    void* handle() const;
+
+private:
+    struct Impl;
+    std::shared_ptr<Impl> impl_;
+};
+
+// Memory pool statistics of one device, in bytes.
+struct MemoryStats {
+    size_t allocated = 0;       // live bytes in arrays
+    size_t peak_allocated = 0;  // since start or reset_peak_memory_stats
+    size_t reserved = 0;        // held by the pool (live + cached)
+    size_t peak_reserved = 0;
+    size_t limit = 0;  // set_memory_limit (0: none)
+    uint64_t num_allocs = 0, num_frees = 0;
+    uint64_t num_ooms = 0;     // allocations that failed even after trimming the pool
+    uint64_t num_retries = 0;  // allocations that succeeded only after trimming
+    size_t device_free = 0;    // cuMemGetInfo
+    size_t device_total = 0;
+};
+MemoryStats memory_stats(int device = -1);
+// Releases the pool's cached memory back to the driver (after the device's work finishes).
+void empty_cache(int device = -1);
+// Caps the live bytes ember allocates on `device` (0 removes the cap).
+void set_memory_limit(size_t bytes, int device = -1);
+void reset_peak_memory_stats(int device = -1);
+
+// Kernel cache counters for this process.
+struct KernelCacheStats {
+    uint64_t memory_hits = 0;   // launches that found their kernel loaded
+    uint64_t disk_hits = 0;     // kernels loaded from the on-disk cubin cache
+    uint64_t compiles = 0;      // kernels compiled by NVRTC
+    double compile_ms = 0;      // total time in NVRTC
+    uint64_t disk_rejects = 0;  // corrupt or truncated disk entries that were recompiled
+};
+KernelCacheStats kernel_cache_stats();
+// The on-disk cache directory ("" when the disk cache is off).
+std::string kernel_cache_dir();
+// Forgets the in-process kernels (modules stay loaded until exit); for tests and benchmarks of
+// the compile path.
+void clear_kernel_memory_cache();
+
+}  // namespace ember::cuda
+
+namespace ember::cuda::detail {
+// Launches a kernel that traps on `device`: the context becomes unusable, so tests run it in a
+// child process to check how kernel faults are reported.
+void launch_faulting_kernel(int device = -1);
+}  // namespace ember::cuda::detail

@@ -1,0 +1,270 @@
+// ember::cuda (include/ember/cuda.hpp): devices, streams, events, memory and kernel-cache
+// statistics on top of the CUDA runtime state.
+#include <cstdlib>
+
+#include "backend/backend.hpp"
+#include "backend/cuda/runtime.hpp"
+#include "ember/cuda.hpp"
+#include "ember/error.hpp"
+
+namespace ember::cuda {
+
+using namespace ember::gpu;
+
+namespace {
+
+// The state of `device` (-1: the current one), after checking that CUDA is usable.
+DeviceState& state(int device) {
+    if (!backend::cuda())
+        throw ValueError("ember.cuda: CUDA is not available: " +
+                         backend::cuda_unavailable_reason());
+    return gpu::device(device < 0 ? gpu::current_device() : device);
+}
+
+}  // namespace
+
+bool is_available() { return backend::cuda() != nullptr; }
+int device_count() { return backend::cuda_device_count(); }
+std::string unavailable_reason() {
+    return backend::cuda() ? "" : backend::cuda_unavailable_reason();
+}
+
+int current_device() {
+    state(-1);
+    return gpu::current_device();
+}
+void set_device(int device) {
+    state(device);
+    gpu::set_current_device(device);
+}
+
+DeviceProperties get_device_properties(int device) { return state(device).props; }
+
+void synchronize(int device) {
+    DeviceState& d = state(device);
+    bind(d);
+    check(api().cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+// ---- streams --------------------------------------------------------------------------------
+
+Stream Stream::create(int device) {
+    DeviceState& d = state(device);
+    bind(d);
+    CUstream s = nullptr;
+    check(api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    const int dev = d.index;
+    std::shared_ptr<void> owner(static_cast<void*>(s), [dev](void* p) {
+        // Work queued on the stream finishes first; memory allocated on it moves to the
+        // default stream so that its later free has a live stream to be ordered on.
+        DeviceState& ds = gpu::device(dev);
+        if (!bind_noexcept(ds)) return;
+        CUstream st = static_cast<CUstream>(p);
+        driver()->cuStreamSynchronize(st);
+        {
+            std::lock_guard lk(ds.mem_mu);
+            for (auto& [ptr, b] : ds.live)
+                if (b.stream == st) b.stream = ds.stream;
+            release_small_blocks(ds, st);
+            for (auto it = ds.small.begin(); it != ds.small.end(); ++it)
+                if (it->stream == st) {
+                    ds.small.erase(it);
+                    break;
+                }
+        }
+        driver()->cuStreamDestroy(st);
+    });
+    return Stream(dev, s, std::move(owner));
+}
+
+Stream Stream::current(int device) {
+    DeviceState& d = state(device);
+    return Stream(d.index, current_stream(d), nullptr);
+}
+
+Stream Stream::default_stream(int device) {
+    DeviceState& d = state(device);
+    return Stream(d.index, d.stream, nullptr);
+}
+
+void Stream::synchronize() const {
+    bind(state(device_));
+    check(api().cuStreamSynchronize(static_cast<CUstream>(handle_)), "cuStreamSynchronize");
+}
+
+bool Stream::query() const {
+    bind(state(device_));
+    const CUresult r = api().cuStreamQuery(static_cast<CUstream>(handle_));
+    if (r == CUDA_ERROR_NOT_READY) return false;
+    check(r, "cuStreamQuery");
+    return true;
+}
+
+void Stream::wait_event(const Event& e) const {
+    bind(state(device_));
+    check(api().cuStreamWaitEvent(static_cast<CUstream>(handle_), static_cast<CUevent>(e.handle()),
+                                  0),
+          "cuStreamWaitEvent");
+}
+
+void set_current_stream(const Stream& s) {
+    DeviceState& d = state(s.device_);
+    gpu::set_current_stream(d.index,
+                            s.handle_ == d.stream ? nullptr : static_cast<CUstream>(s.handle_));
+}
+
+// ---- events ---------------------------------------------------------------------------------
+
+struct Event::Impl {
+    int device = 0;
+    CUevent ev = nullptr;
+    bool timing = true;
+    bool recorded = false;
+    ~Impl() {
+        if (ev && bind_noexcept(gpu::device(device))) driver()->cuEventDestroy(ev);
+    }
+};
+
+Event::Event(bool enable_timing, int device) : impl_(std::make_shared<Impl>()) {
+    DeviceState& d = state(device);
+    bind(d);
+    impl_->device = d.index;
+    impl_->timing = enable_timing;
+    check(
+        api().cuEventCreate(&impl_->ev, enable_timing ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING),
+        "cuEventCreate");
+}
+
+void Event::record(const Stream& s) {
+    if (s.device() != impl_->device)
+        throw ValueError(
+            "ember.cuda.Event.record: the event is on cuda:" + std::to_string(impl_->device) +
+            " but the stream is on cuda:" + std::to_string(s.device()));
+    bind(state(impl_->device));
+    check(api().cuEventRecord(impl_->ev, static_cast<CUstream>(s.handle())), "cuEventRecord");
+    impl_->recorded = true;
+}
+void Event::record() { record(Stream::current(impl_->device)); }
+
+void Event::synchronize() const {
+    bind(state(impl_->device));
+    check(api().cuEventSynchronize(impl_->ev), "cuEventSynchronize");
+}
+
+bool Event::query() const {
+    bind(state(impl_->device));
+    const CUresult r = api().cuEventQuery(impl_->ev);
+    if (r == CUDA_ERROR_NOT_READY) return false;
+    check(r, "cuEventQuery");
+    return true;
+}
+
+float Event::elapsed_time(const Event& end) const {
+    if (!impl_->timing || !end.impl_->timing)
+        throw ValueError("ember.cuda.Event.elapsed_time: both events need enable_timing=True");
+    if (!impl_->recorded || !end.impl_->recorded)
+        throw ValueError("ember.cuda.Event.elapsed_time: both events must be recorded first");
+    bind(state(impl_->device));
+    float ms = 0;
+    check(api().cuEventElapsedTime(&ms, impl_->ev, end.impl_->ev), "cuEventElapsedTime");
+    return ms;
+}
+
+int Event::device() const { return impl_->device; }
+void* Event::handle() const { return impl_->ev; }
+
+// ---- memory ---------------------------------------------------------------------------------
+
+MemoryStats memory_stats(int device) {
+    DeviceState& d = state(device);
+    bind(d);
+    MemoryStats s;
+    {
+        std::lock_guard lk(d.mem_mu);
+        s.allocated = d.allocated;
+        s.peak_allocated = d.peak_allocated;
+        s.limit = d.limit;
+        s.num_allocs = d.num_allocs;
+        s.num_frees = d.num_frees;
+        s.num_ooms = d.num_ooms;
+        s.num_retries = d.num_retries;
+    }
+    s.reserved = reserved_bytes(d);
+    uint64_t high = 0;
+    api().cuMemPoolGetAttribute(d.pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &high);
+    s.peak_reserved = size_t(high);
+    check(api().cuMemGetInfo(&s.device_free, &s.device_total), "cuMemGetInfo");
+    return s;
+}
+
+void empty_cache(int device) {
+    DeviceState& d = state(device);
+    bind(d);
+    {
+        std::lock_guard lk(d.mem_mu);
+        release_small_blocks(d);
+    }
+    // Frees queued on streams complete first, so their memory is returned too.
+    check(api().cuCtxSynchronize(), "cuCtxSynchronize");
+    check(api().cuMemPoolTrimTo(d.pool, 0), "cuMemPoolTrimTo");
+}
+
+void set_memory_limit(size_t bytes, int device) {
+    DeviceState& d = state(device);
+    std::lock_guard lk(d.mem_mu);
+    d.limit = bytes;
+}
+
+void reset_peak_memory_stats(int device) {
+    DeviceState& d = state(device);
+    {
+        std::lock_guard lk(d.mem_mu);
+        d.peak_allocated = d.allocated;
+    }
+    uint64_t zero = 0;
+    api().cuMemPoolSetAttribute(d.pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &zero);
+}
+
+// ---- kernel cache ---------------------------------------------------------------------------
+
+KernelCacheStats kernel_cache_stats() {
+    CacheCounters& c = cache_counters();
+    KernelCacheStats s;
+    s.memory_hits = c.memory_hits.load();
+    s.disk_hits = c.disk_hits.load();
+    s.compiles = c.compiles.load();
+    s.compile_ms = double(c.compile_us.load()) / 1000.0;
+    s.disk_rejects = c.disk_rejects.load();
+    return s;
+}
+
+std::string kernel_cache_dir() { return disk_cache().dir(); }
+
+void clear_kernel_memory_cache() {
+    for (int i = 0; i < gpu::device_count(); ++i) {
+        DeviceState& d = gpu::device(i);
+        std::lock_guard lk(d.kernel_mu);
+        d.kernels.clear();
+    }
+}
+
+}  // namespace ember::cuda
+
+namespace ember::cuda::detail {
+
+void launch_faulting_kernel(int device) {
+    DeviceState& d = state(device);
+    KernelKey key{0xfa017, 0};
+    CUfunction f = kernel(d, key, [] {
+        KernelSource s;
+        s.name = "ember_test_trap";
+        s.program.name = "ember_test_trap.cu";
+        s.program.source = "extern \"C\" __global__ void ember_test_trap(int* p) { __trap(); }\n";
+        return s;
+    });
+    void* p = nullptr;
+    void* args[] = {&p};
+    launch(d, f, 1, 1, args, "_launch_faulting_kernel");
+}
+
+}  // namespace ember::cuda::detail

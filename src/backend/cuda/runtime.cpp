@@ -1,0 +1,388 @@
+// CUDA runtime state: devices and their primary contexts, current streams, the memory pool, the
+// kernel cache and launches.
+#include "backend/cuda/runtime.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "ember/error.hpp"
+
+namespace ember::gpu {
+
+std::string error_text(CUresult r) {
+    const DriverApi* a = driver();
+    const char* name = nullptr;
+    const char* desc = nullptr;
+    if (a) {
+        a->cuGetErrorName(r, &name);
+        a->cuGetErrorString(r, &desc);
+    }
+    std::string s = name ? name : "CUDA error " + std::to_string(r);
+    if (desc) s += std::string(" (") + desc + ")";
+    return s;
+}
+
+void raise(CUresult r, const std::string& what) {
+    std::string msg = "ember.cuda: " + what + " failed: " + error_text(r);
+    if (!launch_blocking() && r != CUDA_ERROR_OUT_OF_MEMORY)
+        msg +=
+            "; errors of earlier kernels surface at the next synchronizing call, set "
+            "EMBER_LAUNCH_BLOCKING=1 to report them at the op that caused them";
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) throw OutOfMemoryError(msg);
+    throw CudaError(msg);
+}
+
+const DriverApi& api() {
+    const DriverApi* a = driver();
+    if (!a) throw ValueError("ember.cuda: CUDA is not available: " + driver_unavailable_reason());
+    return *a;
+}
+
+bool launch_blocking() {
+    static const bool on = [] {
+        const char* e = std::getenv("EMBER_LAUNCH_BLOCKING");
+        return e && *e && std::strcmp(e, "0") != 0;
+    }();
+    return on;
+}
+
+int device_count() {
+    static const int n = [] {
+        const DriverApi* a = driver();
+        int c = 0;
+        if (!a || a->cuDeviceGetCount(&c) != CUDA_SUCCESS) return 0;
+        return c < max_devices ? c : max_devices;
+    }();
+    return n;
+}
+
+namespace {
+
+std::mutex init_mu;
+std::atomic<DeviceState*> states[max_devices];
+
+thread_local CUcontext bound_ctx = nullptr;
+thread_local int thread_device = 0;
+thread_local CUstream thread_streams[max_devices] = {};
+
+int attr(const DriverApi& a, CUdevice dev, int which) {
+    int v = 0;
+    check(a.cuDeviceGetAttribute(&v, which, dev), "cuDeviceGetAttribute");
+    return v;
+}
+
+DeviceState* init_device(int i) {
+    const DriverApi& a = api();
+    auto* d = new DeviceState;  // lives for the process: arrays may outlive any owner
+    d->index = i;
+    check(a.cuDeviceGet(&d->dev, i), "cuDeviceGet");
+    check(a.cuDevicePrimaryCtxRetain(&d->ctx, d->dev), "cuDevicePrimaryCtxRetain");
+    check(a.cuCtxSetCurrent(d->ctx), "cuCtxSetCurrent");
+    bound_ctx = d->ctx;
+    char name[256] = {};
+    check(a.cuDeviceGetName(name, sizeof name - 1, d->dev), "cuDeviceGetName");
+    cuda::DeviceProperties& p = d->props;
+    p.name = name;
+    p.major = attr(a, d->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    p.minor = attr(a, d->dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+    check(a.cuDeviceTotalMem(&p.total_memory, d->dev), "cuDeviceTotalMem");
+    p.multi_processor_count = attr(a, d->dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    p.l2_cache_size = attr(a, d->dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+    p.max_threads_per_multi_processor =
+        attr(a, d->dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    p.max_shared_memory_per_block =
+        attr(a, d->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    p.clock_rate_khz = attr(a, d->dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+    p.memory_clock_rate_khz = attr(a, d->dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+    p.memory_bus_width = attr(a, d->dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+    p.pci_bus_id = attr(a, d->dev, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
+    d->arch = p.major * 10 + p.minor;
+    d->max_blocks =
+        unsigned(p.multi_processor_count) * unsigned(p.max_threads_per_multi_processor > 0
+                                                         ? p.max_threads_per_multi_processor / 256
+                                                         : 4);
+    if (d->max_blocks == 0) d->max_blocks = 1;
+    check(a.cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    if (!attr(a, d->dev, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED))
+        throw ValueError("ember.cuda: device " + std::to_string(i) + " (" + p.name +
+                         ") does not support stream-ordered memory pools");
+    CUmemPoolProps props;
+    props.location_id = i;
+    check(a.cuMemPoolCreate(&d->pool, &props), "cuMemPoolCreate");
+    // Keep freed memory in the pool (returned by empty_cache or under memory pressure).
+    uint64_t keep = std::numeric_limits<uint64_t>::max();
+    check(a.cuMemPoolSetAttribute(d->pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep),
+          "cuMemPoolSetAttribute");
+    return d;
+}
+
+}  // namespace
+
+DeviceState& device(int i) {
+    if (i < 0 || i >= device_count()) {
+        if (device_count() == 0) api();  // names the reason
+        throw ValueError("ember.cuda: device cuda:" + std::to_string(i) + " is out of range (" +
+                         std::to_string(device_count()) + " CUDA device" +
+                         (device_count() == 1 ? "" : "s") + ")");
+    }
+    if (DeviceState* d = states[i].load(std::memory_order_acquire)) return *d;
+    std::lock_guard lk(init_mu);
+    if (DeviceState* d = states[i].load(std::memory_order_acquire)) return *d;
+    DeviceState* d = init_device(i);
+    states[i].store(d, std::memory_order_release);
+    return *d;
+}
+
+void bind(const DeviceState& d) {
+    if (bound_ctx == d.ctx) return;
+    check(api().cuCtxSetCurrent(d.ctx), "cuCtxSetCurrent");
+    bound_ctx = d.ctx;
+}
+
+int current_device() { return thread_device; }
+void set_current_device(int i) {
+    device(i);
+    thread_device = i;
+}
+
+CUstream current_stream(const DeviceState& d) {
+    CUstream s = thread_streams[d.index];
+    return s ? s : d.stream;
+}
+void set_current_stream(int dev, CUstream s) {
+    device(dev);
+    thread_streams[dev] = s;
+}
+
+void launch(DeviceState& d, CUfunction f, unsigned grid_x, unsigned grid_y, void** args,
+            std::string_view who) {
+    bind(d);
+    const DriverApi& a = *driver();
+    const CUstream s = current_stream(d);
+    CUresult r = a.cuLaunchKernel(f, grid_x, grid_y, 1, 256, 1, 1, 0, s, args, nullptr);
+    if (r != CUDA_SUCCESS) raise(r, "launching the kernel of ember." + std::string(who));
+    if (launch_blocking()) {
+        r = a.cuStreamSynchronize(s);
+        if (r != CUDA_SUCCESS) raise(r, "the kernel of ember." + std::string(who));
+    }
+}
+
+// ---- memory -------------------------------------------------------------------------------
+
+size_t reserved_bytes(DeviceState& d) {
+    uint64_t v = 0;
+    if (driver()->cuMemPoolGetAttribute(d.pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &v) !=
+        CUDA_SUCCESS)
+        return 0;
+    return size_t(v);
+}
+
+namespace {
+
+std::string bytes_str(size_t n) {
+    char buf[64];
+    if (n >= (size_t(1) << 30))
+        std::snprintf(buf, sizeof buf, "%.2f GiB", double(n) / double(1ull << 30));
+    else if (n >= (size_t(1) << 20))
+        std::snprintf(buf, sizeof buf, "%.2f MiB", double(n) / double(1ull << 20));
+    else
+        std::snprintf(buf, sizeof buf, "%zu bytes", n);
+    return buf;
+}
+
+[[noreturn]] void out_of_memory(DeviceState& d, size_t bytes, const char* why) {
+    size_t free_b = 0, total_b = 0;
+    driver()->cuMemGetInfo(&free_b, &total_b);
+    size_t allocated;
+    {
+        std::lock_guard lk(d.mem_mu);
+        ++d.num_ooms;
+        allocated = d.allocated;
+    }
+    const size_t reserved = reserved_bytes(d);
+    const size_t cached = reserved > allocated ? reserved - allocated : 0;
+    throw OutOfMemoryError("ember.cuda: out of memory allocating " + bytes_str(bytes) +
+                           " on cuda:" + std::to_string(d.index) + " (" + why + "): " +
+                           bytes_str(allocated) + " allocated by ember, " + bytes_str(cached) +
+                           " cached, " + bytes_str(free_b) + " free of " + bytes_str(total_b));
+}
+
+}  // namespace
+
+namespace {
+
+int size_class(size_t bytes) {
+    int c = 0;
+    while ((size_t(512) << c) < bytes)
+        ++c;
+    return c;
+}
+
+StreamBlocks& blocks_of(DeviceState& d, CUstream s) {
+    for (StreamBlocks& b : d.small)
+        if (b.stream == s) return b;
+    d.small.push_back(StreamBlocks{s, {}});
+    return d.small.back();
+}
+
+void record(DeviceState& d, uintptr_t p, size_t bytes, CUstream s, size_t class_bytes) {
+    d.live.emplace(p, Block{bytes, s, class_bytes});
+    d.allocated += bytes;
+    if (d.allocated > d.peak_allocated) d.peak_allocated = d.allocated;
+    ++d.num_allocs;
+}
+
+}  // namespace
+
+void release_small_blocks(DeviceState& d, CUstream stream) {
+    for (StreamBlocks& b : d.small) {
+        if (stream && b.stream != stream) continue;
+        for (int c = 0; c < small_classes; ++c) {
+            for (uintptr_t p : b.free[c]) {
+                driver()->cuMemFreeAsync(CUdeviceptr(p), b.stream);
+                d.small_cached -= size_t(512) << c;
+            }
+            b.free[c].clear();
+        }
+    }
+}
+
+void* allocate(DeviceState& d, size_t bytes) {
+    const DriverApi& a = *driver();
+    if (bytes == 0) bytes = 1;
+    bind(d);
+    const CUstream s = current_stream(d);
+    const bool small = bytes <= small_block_max;
+    const int cls = small ? size_class(bytes) : 0;
+    const size_t request = small ? size_t(512) << cls : bytes;
+    {
+        std::unique_lock lk(d.mem_mu);
+        if (d.limit && d.allocated + bytes > d.limit) {
+            lk.unlock();
+            out_of_memory(d, bytes, "over the limit set with ember.cuda.set_memory_limit");
+        }
+        if (small) {
+            std::vector<uintptr_t>& free = blocks_of(d, s).free[cls];
+            if (!free.empty()) {
+                const uintptr_t p = free.back();
+                free.pop_back();
+                d.small_cached -= request;
+                record(d, p, bytes, s, request);
+                return reinterpret_cast<void*>(p);
+            }
+        }
+    }
+    CUdeviceptr p = 0;
+    CUresult r = a.cuMemAllocFromPoolAsync(&p, request, d.pool, s);
+    bool retried = false;
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+        // Memory freed on other streams becomes reusable once their work is done; give the
+        // cached rest back to the driver and try once more.
+        {
+            std::lock_guard lk(d.mem_mu);
+            release_small_blocks(d);
+        }
+        a.cuCtxSynchronize();
+        a.cuMemPoolTrimTo(d.pool, 0);
+        r = a.cuMemAllocFromPoolAsync(&p, request, d.pool, s);
+        retried = true;
+    }
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) out_of_memory(d, bytes, "after emptying the cache");
+    check(r, "cuMemAllocFromPoolAsync");
+    std::lock_guard lk(d.mem_mu);
+    record(d, uintptr_t(p), bytes, s, small ? request : 0);
+    if (retried) ++d.num_retries;
+    return reinterpret_cast<void*>(uintptr_t(p));
+}
+
+bool bind_noexcept(const DeviceState& d) noexcept {
+    if (bound_ctx == d.ctx) return true;
+    if (driver()->cuCtxSetCurrent(d.ctx) != CUDA_SUCCESS) return false;
+    bound_ctx = d.ctx;
+    return true;
+}
+
+void deallocate(DeviceState& d, void* p) noexcept {
+    CUstream s = nullptr;
+    {
+        std::lock_guard lk(d.mem_mu);
+        auto it = d.live.find(uintptr_t(p));
+        if (it == d.live.end()) return;
+        const Block b = it->second;
+        d.live.erase(it);
+        d.allocated -= b.bytes;
+        ++d.num_frees;
+        s = b.stream;
+        if (b.class_bytes && d.small_cached + b.class_bytes <= small_cache_bytes) {
+            blocks_of(d, s).free[size_class(b.class_bytes)].push_back(uintptr_t(p));
+            d.small_cached += b.class_bytes;
+            return;
+        }
+    }
+    // Errors here (a driver already shut down at exit) cannot be reported and are harmless.
+    if (bind_noexcept(d)) driver()->cuMemFreeAsync(CUdeviceptr(uintptr_t(p)), s);
+}
+
+// ---- kernels ------------------------------------------------------------------------------
+
+CacheCounters& cache_counters() {
+    static CacheCounters c;
+    return c;
+}
+
+const DiskCache& disk_cache() {
+    static const DiskCache c(default_kernel_cache_dir());
+    return c;
+}
+
+CUfunction find_kernel(DeviceState& d, const KernelKey& key) {
+    std::lock_guard lk(d.kernel_mu);
+    auto it = d.kernels.find(key);
+    if (it == d.kernels.end()) return nullptr;
+    cache_counters().memory_hits.fetch_add(1, std::memory_order_relaxed);
+    return it->second;
+}
+
+CUfunction load_kernel(DeviceState& d, const KernelKey& key, const KernelSource& src) {
+    static const bool dump = [] {
+        const char* e = std::getenv("EMBER_DUMP_SOURCE");
+        return e && *e && std::strcmp(e, "0") != 0;
+    }();
+    if (dump)
+        std::fprintf(stderr, "--- ember: generated source of %s ---\n%s\n", src.name.c_str(),
+                     src.program.source.c_str());
+    const NvrtcApi* nv = nvrtc();
+    if (!nv) throw Error("ember.cuda: cannot compile kernels: " + nvrtc_unavailable_reason());
+    CacheCounters& c = cache_counters();
+    const Hash128 h =
+        kernel_cache_key(src.program, compile_options(d.arch), nv->major, nv->minor, d.arch);
+    bool rejected = false;
+    std::optional<std::string> cubin = disk_cache().load(h, &rejected);
+    if (rejected) c.disk_rejects.fetch_add(1);
+    const DriverApi& a = *driver();
+    bind(d);
+    CUmodule mod = nullptr;
+    if (cubin && a.cuModuleLoadData(&mod, cubin->data()) == CUDA_SUCCESS) {
+        c.disk_hits.fetch_add(1);
+    } else {
+        if (cubin) c.disk_rejects.fetch_add(1);
+        const auto t0 = std::chrono::steady_clock::now();
+        cubin = compile_cubin(src.program, d.arch);
+        c.compile_us.fetch_add(uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
+                                            std::chrono::steady_clock::now() - t0)
+                                            .count()));
+        c.compiles.fetch_add(1);
+        check(a.cuModuleLoadData(&mod, cubin->data()), "cuModuleLoadData");
+        disk_cache().store(h, *cubin);
+    }
+    CUfunction f = nullptr;
+    check(a.cuModuleGetFunction(&f, mod, src.name.c_str()), "cuModuleGetFunction");
+    std::lock_guard lk(d.kernel_mu);
+    d.modules.push_back(mod);
+    return d.kernels.emplace(key, f).first->second;  // another thread may have won the race
+}
+
+}  // namespace ember::gpu

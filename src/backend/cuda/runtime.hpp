@@ -1,0 +1,147 @@
+// The CUDA runtime of ember: per-device state (primary context, default stream, properties,
+// memory pool, kernel cache), the thread's current device and streams, error checking, launches.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "backend/cuda/disk_cache.hpp"
+#include "backend/cuda/loader.hpp"
+#include "backend/cuda/nvrtc.hpp"
+#include "ember/cuda.hpp"
+
+namespace ember::gpu {
+
+inline constexpr int max_devices = 64;
+
+// The driver's name and description of `r`, e.g. "CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
+std::string error_text(CUresult r);
+// Throws CudaError naming the failing call `what` and the driver's error.
+[[noreturn]] void raise(CUresult r, const std::string& what);
+inline void check(CUresult r, const char* what) {
+    if (r != CUDA_SUCCESS) raise(r, what);
+}
+
+// The loaded driver, or a ValueError naming why CUDA cannot be used.
+const DriverApi& api();
+
+// A kernel cache key: the kernel family and its parameters packed into 128 bits.
+struct KernelKey {
+    uint64_t lo = 0, hi = 0;
+    friend bool operator==(const KernelKey&, const KernelKey&) = default;
+};
+struct KernelKeyHash {
+    size_t operator()(const KernelKey& k) const noexcept {
+        return size_t(k.lo * 0x9e3779b97f4a7c15ull ^ (k.hi + 0x632be59bd9b4e019ull));
+    }
+};
+
+struct Block {
+    size_t bytes;
+    CUstream stream;     // the stream it was allocated on (and is freed on)
+    size_t class_bytes;  // small blocks: the size class it came from (0: a plain pool block)
+};
+
+// Small blocks (<= 1 MiB) freed on a stream are kept per stream and size class and handed out
+// again on that stream without a driver call (a driver alloc/free pair costs about a microsecond,
+// a fifth of a small op); at most small_cache_bytes per device are kept.
+inline constexpr size_t small_block_max = size_t(1) << 20;
+inline constexpr size_t small_cache_bytes = size_t(64) << 20;
+inline constexpr int small_classes = 12;  // 512 B << 0..11
+struct StreamBlocks {
+    CUstream stream;
+    std::vector<uintptr_t> free[small_classes];
+};
+
+struct DeviceState {
+    int index = 0;
+    CUdevice dev = 0;
+    CUcontext ctx = nullptr;
+    cuda::DeviceProperties props;
+    int arch = 0;             // 90 for sm_90
+    unsigned max_blocks = 0;  // 256-thread blocks resident at once: one wave of a grid-stride loop
+    CUstream stream = nullptr;  // ember's default (non-blocking) stream
+
+    // Memory pool and statistics.
+    CUmemoryPool pool = nullptr;
+    std::mutex mem_mu;
+    std::unordered_map<uintptr_t, Block> live;
+    std::vector<StreamBlocks> small;  // cached small blocks per stream
+    size_t small_cached = 0;
+    size_t allocated = 0, peak_allocated = 0, peak_reserved = 0, limit = 0;
+    uint64_t num_allocs = 0, num_frees = 0, num_ooms = 0, num_retries = 0;
+
+    // Loaded kernels.
+    std::mutex kernel_mu;
+    std::unordered_map<KernelKey, CUfunction, KernelKeyHash> kernels;
+    std::vector<CUmodule> modules;  // unloaded never: functions may be cached by callers
+
+    // Pinned staging buffers for large host<->device copies.
+    std::mutex staging_mu;
+    void* staging[2] = {};
+    CUevent staging_done[2] = {};
+};
+
+int device_count();  // 0 when CUDA is unavailable
+// The state of device `i`, initialized on first use; ValueError for an index out of range.
+DeviceState& device(int i);
+// Makes d's context current on the calling thread (cheap when it already is).
+void bind(const DeviceState& d);
+bool bind_noexcept(const DeviceState& d) noexcept;
+
+int current_device();
+void set_current_device(int i);
+// The calling thread's current stream on `d` (its default stream unless set).
+CUstream current_stream(const DeviceState& d);
+void set_current_stream(int device, CUstream s);  // nullptr restores the default
+
+// EMBER_LAUNCH_BLOCKING=1: every launch synchronizes and reports errors naming the op.
+bool launch_blocking();
+
+// Launches `f` on the current stream of `d` with 256-thread blocks.
+void launch(DeviceState& d, CUfunction f, unsigned grid_x, unsigned grid_y, void** args,
+            std::string_view who);
+// Grid size for a grid-stride loop over `work` items of 256-thread blocks: at most one wave.
+inline unsigned grid_for(const DeviceState& d, int64_t work) {
+    const int64_t blocks = (work + 255) / 256;
+    return unsigned(blocks < int64_t(d.max_blocks) ? (blocks < 1 ? 1 : blocks) : d.max_blocks);
+}
+
+// Stream-ordered device memory from d's pool. Throws OutOfMemoryError after trimming the pool
+// and retrying once.
+void* allocate(DeviceState& d, size_t bytes);
+void deallocate(DeviceState& d, void* p) noexcept;
+size_t reserved_bytes(DeviceState& d);
+// Returns every cached small block to the pool (before trimming it, or when `stream` goes away:
+// then only that stream's blocks). Needs d.mem_mu held.
+void release_small_blocks(DeviceState& d, CUstream stream = nullptr);
+
+// The kernel for `key`, loaded from memory, the disk cache or compiled from make() (a Program
+// and the kernel's name), in that order.
+struct KernelSource {
+    Program program;
+    std::string name;
+};
+CUfunction find_kernel(DeviceState& d, const KernelKey& key);
+CUfunction load_kernel(DeviceState& d, const KernelKey& key, const KernelSource& src);
+template <class Make>
+CUfunction kernel(DeviceState& d, const KernelKey& key, Make&& make) {
+    if (CUfunction f = find_kernel(d, key)) return f;
+    return load_kernel(d, key, make());
+}
+
+// Process-wide kernel cache counters and the disk cache.
+struct CacheCounters {
+    std::atomic<uint64_t> memory_hits{0}, disk_hits{0}, compiles{0}, disk_rejects{0};
+    std::atomic<uint64_t> compile_us{0};
+};
+CacheCounters& cache_counters();
+const DiskCache& disk_cache();
+
+}  // namespace ember::gpu

@@ -1,0 +1,123 @@
+// Bindings of ember::cuda (private: the ember.cuda Python module wraps them).
+#include <nanobind/stl/shared_ptr.h>
+
+#include "ember/cuda.hpp"
+#include "python/common.hpp"
+
+namespace ember::python {
+
+namespace {
+
+nb::dict props_dict(const cuda::DeviceProperties& p) {
+    nb::dict d;
+    d["name"] = p.name;
+    d["major"] = p.major;
+    d["minor"] = p.minor;
+    d["total_memory"] = p.total_memory;
+    d["multi_processor_count"] = p.multi_processor_count;
+    d["l2_cache_size"] = p.l2_cache_size;
+    d["max_threads_per_multi_processor"] = p.max_threads_per_multi_processor;
+    d["max_shared_memory_per_block"] = p.max_shared_memory_per_block;
+    d["clock_rate_khz"] = p.clock_rate_khz;
+    d["memory_clock_rate_khz"] = p.memory_clock_rate_khz;
+    d["memory_bus_width"] = p.memory_bus_width;
+    d["pci_bus_id"] = p.pci_bus_id;
+    return d;
+}
+
+}  // namespace
+
+void bind_cuda(nb::module_& root) {
+    nb::module_ m = root.def_submodule("_cuda", "ember's CUDA runtime (private: use ember.cuda).");
+    m.def("is_available", &cuda::is_available);
+    m.def("device_count", &cuda::device_count);
+    m.def("unavailable_reason", &cuda::unavailable_reason);
+    m.def("current_device", &cuda::current_device);
+    m.def("set_device", &cuda::set_device, nb::arg("device"));
+    m.def(
+        "get_device_properties",
+        [](int device) { return props_dict(cuda::get_device_properties(device)); },
+        nb::arg("device"));
+    m.def(
+        "synchronize",
+        [](int device) {
+            nb::gil_scoped_release r;
+            cuda::synchronize(device);
+        },
+        nb::arg("device"));
+
+    nb::class_<cuda::Stream>(m, "Stream")
+        .def_static("create", &cuda::Stream::create, nb::arg("device"))
+        .def_static("current", &cuda::Stream::current, nb::arg("device"))
+        .def_static("default", &cuda::Stream::default_stream, nb::arg("device"))
+        .def_prop_ro("device", &cuda::Stream::device)
+        .def_prop_ro("handle", [](const cuda::Stream& s) { return uintptr_t(s.handle()); })
+        .def("synchronize",
+             [](const cuda::Stream& s) {
+                 nb::gil_scoped_release r;
+                 s.synchronize();
+             })
+        .def("query", &cuda::Stream::query)
+        .def("wait_event", &cuda::Stream::wait_event, nb::arg("event"))
+        .def("__eq__", [](const cuda::Stream& a, const cuda::Stream& b) { return a == b; })
+        .def("__hash__", [](const cuda::Stream& s) { return uintptr_t(s.handle()); });
+    m.def("set_current_stream", &cuda::set_current_stream, nb::arg("stream"));
+
+    nb::class_<cuda::Event>(m, "Event")
+        .def(nb::init<bool, int>(), nb::arg("enable_timing"), nb::arg("device"))
+        .def(
+            "record", [](cuda::Event& e, const cuda::Stream& s) { e.record(s); }, nb::arg("stream"))
+        .def("synchronize",
+             [](const cuda::Event& e) {
+                 nb::gil_scoped_release r;
+                 e.synchronize();
+             })
+        .def("query", &cuda::Event::query)
+        .def("elapsed_time", &cuda::Event::elapsed_time, nb::arg("end"))
+        .def_prop_ro("device", &cuda::Event::device)
+        .def_prop_ro("handle", [](const cuda::Event& e) { return uintptr_t(e.handle()); });
+
+    m.def(
+        "memory_stats",
+        [](int device) {
+            const cuda::MemoryStats s = cuda::memory_stats(device);
+            nb::dict d;
+            d["allocated_bytes"] = s.allocated;
+            d["peak_allocated_bytes"] = s.peak_allocated;
+            d["reserved_bytes"] = s.reserved;
+            d["peak_reserved_bytes"] = s.peak_reserved;
+            d["limit_bytes"] = s.limit;
+            d["num_allocs"] = s.num_allocs;
+            d["num_frees"] = s.num_frees;
+            d["num_ooms"] = s.num_ooms;
+            d["num_alloc_retries"] = s.num_retries;
+            d["device_free_bytes"] = s.device_free;
+            d["device_total_bytes"] = s.device_total;
+            return d;
+        },
+        nb::arg("device"));
+    m.def(
+        "empty_cache",
+        [](int device) {
+            nb::gil_scoped_release r;
+            cuda::empty_cache(device);
+        },
+        nb::arg("device"));
+    m.def("set_memory_limit", &cuda::set_memory_limit, nb::arg("bytes"), nb::arg("device"));
+    m.def("reset_peak_memory_stats", &cuda::reset_peak_memory_stats, nb::arg("device"));
+    m.def("kernel_cache_stats", [] {
+        const cuda::KernelCacheStats s = cuda::kernel_cache_stats();
+        nb::dict d;
+        d["memory_hits"] = s.memory_hits;
+        d["disk_hits"] = s.disk_hits;
+        d["compiles"] = s.compiles;
+        d["compile_ms"] = s.compile_ms;
+        d["disk_rejects"] = s.disk_rejects;
+        return d;
+    });
+    m.def("kernel_cache_dir", &cuda::kernel_cache_dir);
+    m.def("clear_kernel_memory_cache", &cuda::clear_kernel_memory_cache);
+    m.def("_launch_faulting_kernel", &cuda::detail::launch_faulting_kernel, nb::arg("device"));
+}
+
+}  // namespace ember::python

@@ -1,0 +1,47 @@
+"""``python -m ember.bench --gpu``: imports, and on a machine without a GPU says it is skipped."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import ember
+import pytest
+from conftest import cuda_unavailable_reason
+
+REASON = cuda_unavailable_reason()
+
+
+def test_module_imports_and_the_flag_exists():
+    from ember.bench import _cli, _gpu
+
+    assert callable(_gpu.main) and callable(_gpu.child_main)
+    assert _cli.parser().parse_args(["--gpu", "--quick"]).gpu
+
+
+@pytest.mark.skipif(REASON is None, reason="a GPU is available: --gpu runs the whole benchmark")
+def test_without_a_gpu_it_prints_one_skip_line_and_exits_0(tmp_path):
+    out = tmp_path / "gpu.json"
+    r = subprocess.run(
+        [sys.executable, "-m", "ember.bench", "--gpu", "--quick", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) == 1, r.stdout
+    assert "skipped" in lines[0]
+    assert ember.cuda.unavailable_reason() in lines[0]
+    assert not out.exists()
+
+
+def test_first_call_child_reports_json(tmp_path):
+    from ember.bench import _gpu
+
+    res = _gpu._run_child(["ember"], {"EMBER_CACHE_DIR": str(tmp_path)})
+    if REASON is None:
+        assert "error" not in res, res
+        assert res["first_s"] > 0 and res["first"]["compiles"] >= 1
+    else:  # the child says why it could not run instead of crashing
+        assert "error" in res and "Traceback" not in res["error"]
