@@ -13,7 +13,10 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "backend/cuda/codegen.hpp"
+#include "backend/cuda/disk_cache.hpp"
 #include "backend/cuda/loader.hpp"
 #include "backend/cuda/nvrtc.hpp"
 
@@ -337,4 +340,98 @@ TEST(CudaCodegen, CompileErrorShowsNumberedSourceAndLog) {
 TEST(CudaCodegen, NumberLines) {
     EXPECT_EQ(gpu::number_lines("a\nb"), "    1  a\n    2  b\n");
     EXPECT_EQ(gpu::number_lines(""), "");
+}
+
+// The on-disk kernel cache, without a GPU: keys, round trips, corruption, concurrent writers.
+TEST(KernelCache, KeyCoversEverythingThatDeterminesTheCubin) {
+    gpu::Program p;
+    p.name = "k.cu";
+    p.source = "extern \"C\" __global__ void k() {}";
+    p.headers = {{"a.h", "int a;"}};
+    const std::vector<std::string> o = {"-arch=sm_90", "-std=c++17"};
+    const gpu::Hash128 base = gpu::kernel_cache_key(p, o, 13, 0, 90);
+    EXPECT_EQ(base, gpu::kernel_cache_key(p, o, 13, 0, 90));
+    EXPECT_EQ(base.hex().size(), 32u);
+    gpu::Program q = p;
+    q.source += " ";
+    EXPECT_NE(base, gpu::kernel_cache_key(q, o, 13, 0, 90));
+    q = p;
+    q.headers[0].second = "int b;";
+    EXPECT_NE(base, gpu::kernel_cache_key(q, o, 13, 0, 90));
+    EXPECT_NE(base, gpu::kernel_cache_key(p, {"-arch=sm_90"}, 13, 0, 90));
+    EXPECT_NE(base, gpu::kernel_cache_key(p, o, 13, 1, 90));
+    EXPECT_NE(base, gpu::kernel_cache_key(p, o, 13, 0, 100));
+    // Length-prefixed parts: moving text between parts changes the key.
+    q = p;
+    q.headers = {{"a.hi", "nt a;"}};
+    EXPECT_NE(base, gpu::kernel_cache_key(q, o, 13, 0, 90));
+}
+
+TEST(KernelCache, StoresLoadsAndRejectsCorruptEntries) {
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("ember-kcache-" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir);
+    const gpu::DiskCache cache((dir / "nested").string());
+    gpu::Hash128 key{1, 2};
+    EXPECT_FALSE(cache.load(key).has_value());
+    std::string cubin(10000, '\0');
+    for (size_t i = 0; i < cubin.size(); ++i)
+        cubin[i] = char(i * 7);
+    cache.store(key, cubin);
+    ASSERT_EQ(cache.load(key).value(), cubin);
+    // Truncated: rejected, removed, then absent.
+    const std::string file = cache.path(key);
+    std::filesystem::resize_file(file, std::filesystem::file_size(file) / 2);
+    bool rejected = false;
+    EXPECT_FALSE(cache.load(key, &rejected).has_value());
+    EXPECT_TRUE(rejected);
+    EXPECT_FALSE(std::filesystem::exists(file));
+    // A flipped byte, and an entry stored under another key's name, are rejected too.
+    cache.store(key, cubin);
+    {
+        std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(-3, std::ios::end);
+        f.put('x');
+    }
+    rejected = false;
+    EXPECT_FALSE(cache.load(key, &rejected).has_value());
+    EXPECT_TRUE(rejected);
+    cache.store(key, cubin);
+    const gpu::Hash128 other{3, 4};
+    std::filesystem::rename(file, cache.path(other));
+    EXPECT_FALSE(cache.load(other).has_value());
+    // Many writers of the same entry at once: readers see a whole entry, no temporaries remain.
+    std::vector<std::thread> writers;
+    for (int t = 0; t < 8; ++t)
+        writers.emplace_back([&] {
+            for (int i = 0; i < 20; ++i) {
+                cache.store(key, cubin);
+                auto got = cache.load(key);
+                if (got) EXPECT_EQ(*got, cubin);
+            }
+        });
+    for (auto& w : writers)
+        w.join();
+    EXPECT_EQ(cache.load(key).value(), cubin);
+    for (const auto& e : std::filesystem::directory_iterator(dir / "nested"))
+        EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
+    const gpu::DiskCache off("");
+    EXPECT_FALSE(off.enabled());
+    off.store(key, cubin);
+    EXPECT_FALSE(off.load(key).has_value());
+    std::filesystem::remove_all(dir);
+}
+
+TEST(KernelCache, DefaultDirectoryFollowsTheEnvironment) {
+    setenv("EMBER_CACHE_DIR", "/some/where", 1);
+    EXPECT_EQ(gpu::default_kernel_cache_dir(), "/some/where");
+    setenv("EMBER_DISK_CACHE", "0", 1);
+    EXPECT_EQ(gpu::default_kernel_cache_dir(), "");
+    unsetenv("EMBER_DISK_CACHE");
+    unsetenv("EMBER_CACHE_DIR");
+    setenv("XDG_CACHE_HOME", "/xdg", 1);
+    EXPECT_EQ(gpu::default_kernel_cache_dir(), "/xdg/ember/kernels");
+    unsetenv("XDG_CACHE_HOME");
+    if (const char* home = std::getenv("HOME"))
+        EXPECT_EQ(gpu::default_kernel_cache_dir(), std::string(home) + "/.cache/ember/kernels");
 }

@@ -174,3 +174,32 @@ def test_ember_device_env_rejects_garbage_without_crashing():
     r = _run_python("import ember; print(ember.get_default_device())", EMBER_DEVICE="tpu:7")
     assert r.returncode in (0, 1), r.stderr  # either ignored with a warning or a clean error
     assert "Segmentation" not in r.stderr and r.returncode >= 0
+
+
+def test_cuda_api_without_gpu_raises_cleanly():
+    if HAS_CUDA:
+        pytest.skip("a GPU is present")
+    assert ember.cuda.device_count() == 0
+    reason = ember.cuda.unavailable_reason()
+    assert reason and "\n" not in reason
+    for call in (
+        ember.cuda.synchronize,
+        ember.cuda.current_device,
+        ember.cuda.get_device_properties,
+        ember.cuda.memory_stats,
+        ember.cuda.memory_allocated,
+        ember.cuda.empty_cache,
+        ember.cuda.Stream,
+        ember.cuda.Event,
+        ember.cuda.current_stream,
+        lambda: ember.cuda.set_device(0),
+        lambda: ember.cuda.set_memory_limit(1 << 20),
+        lambda: ember.ones(2, device="cpu").cuda(),
+    ):
+        with pytest.raises(ValueError, match="not available"):
+            call()
+    assert issubclass(ember.cuda.OutOfMemoryError, MemoryError)
+    assert issubclass(ember.cuda.CudaError, RuntimeError)
+    assert issubclass(ember.CompileError, RuntimeError)
+    stats = ember.cuda.kernel_cache_stats()
+    assert stats["compiles"] == 0 and stats["memory_hits"] == 0

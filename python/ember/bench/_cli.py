@@ -37,6 +37,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="shorter timing budget per case")
     p.add_argument("--filter", metavar="SUBSTR", help="run only cases whose name contains it")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
+    p.add_argument(
+        "--gpu",
+        action="store_true",
+        help="run only the GPU suite of the CUDA backend (with --json and --quick)",
+    )
     return p
 
 
@@ -44,6 +49,10 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     # A crash inside a native library still says which case it was in.
     faulthandler.enable()
+    if args.gpu:
+        from . import _gpu
+
+        return _gpu.main(quick=args.quick, json_path=args.json)
     cases = all_cases()
     names = [c.name for c in cases] + [MEMORY_CASE]
     if args.list:

@@ -161,7 +161,6 @@ using cuda::std::expm1;
 using cuda::std::floor;
 __device__ inline float fmod(float a, float b) { return ::fmodf(a, b); }
 __device__ inline double fmod(double a, double b) { return ::fmod(a, b); }
-using cuda::std::hypot;
 using cuda::std::log;
 using cuda::std::log10;
 using cuda::std::log1p;
@@ -234,8 +233,6 @@ __device__ inline float copysign(float x, float y) { return ::copysignf(x, y); }
 __device__ inline double copysign(double x, double y) { return ::copysign(x, y); }
 __device__ inline float fmod(float x, float y) { return ::fmodf(x, y); }
 __device__ inline double fmod(double x, double y) { return ::fmod(x, y); }
-__device__ inline float hypot(float x, float y) { return ::hypotf(x, y); }
-__device__ inline double hypot(double x, double y) { return ::hypot(x, y); }
 __device__ inline float nextafter(float x, float y) { return ::nextafterf(x, y); }
 __device__ inline double nextafter(double x, double y) { return ::nextafter(x, y); }
 __device__ inline float pow(float x, float y) { return ::powf(x, y); }
@@ -246,6 +243,52 @@ __device__ inline int abs(int x) { return x < 0 ? -x : x; }
 __device__ inline long long abs(long long x) { return x < 0 ? -x : x; }
 __device__ inline bool signbit(float x) { return (__float_as_uint(x) >> 31) != 0; }
 __device__ inline bool signbit(double x) { return __double_as_longlong(x) < 0; }
+#endif
+// CUDA's hypot overflows to inf just below the largest finite result (hypot(1, DBL_MAX));
+// halving both operands is exact there and keeps the result finite.
+template <class T>
+__device__ inline T hypot_scaled(T x, T y, T r) {
+    if (r - r != T(0) && x - x == T(0) && y - y == T(0)) return T(2) * r;
+    return r;
+}
+__device__ inline float hypot(float x, float y) {
+    const float r = ::hypotf(x, y);
+    return r - r == 0.0f ? r : hypot_scaled(x, y, ::hypotf(x * 0.5f, y * 0.5f));
+}
+__device__ inline double hypot(double x, double y) {
+    const double r = ::hypot(x, y);
+    return r - r == 0.0 ? r : hypot_scaled(x, y, ::hypot(x * 0.5, y * 0.5));
+}
+#ifdef EMBER_DEVICE_COMPLEX
+// CCCL's complex tanh overflows to NaN for large |Re z|, where the result is +-1 + i*(tiny):
+// there it is computed directly (as glibc's ctanh does); tan(z) = -i tanh(iz) follows.
+template <class T>
+__device__ inline cuda::std::complex<T> tanh_robust(const cuda::std::complex<T>& z) {
+    const T x = z.real(), y = z.imag();
+    const T big = sizeof(T) == 4 ? T(9) : T(22);  // 1 - tanh(big) is below half an ulp of 1
+    if (x - x == T(0) && y - y == T(0) && (x >= big || x <= -big)) {
+        const T e = exp(T(-2) * (x < 0 ? -x : x));
+        return {copysign(T(1), x), T(4) * sin(y) * cos(y) * e};
+    }
+    return cuda::std::tanh(z);
+}
+__device__ inline cuda::std::complex<float> tanh(const cuda::std::complex<float>& z) {
+    return tanh_robust(z);
+}
+__device__ inline cuda::std::complex<double> tanh(const cuda::std::complex<double>& z) {
+    return tanh_robust(z);
+}
+template <class T>
+__device__ inline cuda::std::complex<T> tan_robust(const cuda::std::complex<T>& z) {
+    const cuda::std::complex<T> t = tanh_robust(cuda::std::complex<T>(-z.imag(), z.real()));
+    return {t.imag(), -t.real()};
+}
+__device__ inline cuda::std::complex<float> tan(const cuda::std::complex<float>& z) {
+    return tan_robust(z);
+}
+__device__ inline cuda::std::complex<double> tan(const cuda::std::complex<double>& z) {
+    return tan_robust(z);
+}
 #endif
 }  // namespace ember::ops
 

@@ -119,6 +119,46 @@ struct Args {
     void add(void* p) { ptrs[n++] = p; }
 };
 
+KernelKey map_key(const MapKernel& k) {
+    KeyBuilder kb;
+    kb.put(fam_map, 4).put(uint64_t(k.op), 8).put(uint64_t(k.compute), 4);
+    kb.put(uint64_t(k.out), 4).put(uint64_t(k.in[0]), 4).put(uint64_t(k.in[1]), 4);
+    kb.put(uint64_t(k.in[2]), 4).put(k.scalar_mask, 3).put(k.layout == MapLayout::contiguous, 1);
+    kb.put(uint64_t(k.ndim), 4).put(k.index64, 1).put(uint64_t(k.vec), 5);
+    return kb.k;
+}
+
+KernelKey copy_key(const CopyKernel& k) {
+    KeyBuilder kb;
+    kb.put(fam_copy, 4).put(uint64_t(k.out), 4).put(uint64_t(k.in), 4).put(k.scalar, 1);
+    kb.put(k.layout == MapLayout::contiguous, 1).put(uint64_t(k.ndim), 4).put(k.index64, 1);
+    kb.put(uint64_t(k.vec), 5);
+    return kb.k;
+}
+
+// The layouts an elementwise kernel is launched in most: contiguous with vectors of `vec` and
+// without (unaligned views), strided over 1 to 3 collapsed dims.
+template <class K>
+std::vector<K> layout_variants(const K& k, int vec) {
+    std::vector<K> v;
+    for (int w : {vec, 1}) {
+        K c = k;
+        c.layout = MapLayout::contiguous;
+        c.ndim = 1;
+        c.vec = w;
+        v.push_back(c);
+        if (vec == 1) break;
+    }
+    for (int nd = 1; nd <= 3; ++nd) {
+        K c = k;
+        c.layout = MapLayout::strided;
+        c.ndim = nd;
+        c.vec = 1;
+        v.push_back(c);
+    }
+    return v;
+}
+
 class CudaBackend final : public backend::Backend {
 public:
     void* allocate(size_t nbytes, int dev) override { return gpu::allocate(device(dev), nbytes); }
@@ -307,14 +347,18 @@ public:
             k.ndim = contiguous ? 1 : std::max(1, s.ndim());
             k.index64 = needs_index64(s);
             k.vec = contiguous && aligned && widest < 16 ? int(16 / widest) : 1;
-            KeyBuilder kb;
-            kb.put(fam_map, 4).put(uint64_t(op), 8).put(uint64_t(compute), 4);
-            kb.put(uint64_t(k.out), 4).put(uint64_t(k.in[0]), 4).put(uint64_t(k.in[1]), 4);
-            kb.put(uint64_t(k.in[2]), 4).put(k.scalar_mask, 3).put(contiguous, 1);
-            kb.put(uint64_t(k.ndim), 4).put(k.index64, 1).put(uint64_t(k.vec), 5);
-            CUfunction f = kernel(d, kb.k, [&] {
-                return KernelSource{map_program({&k, 1}), kernel_name(k)};
-            });
+            const KernelKey key = map_key(k);
+            CUfunction f = find_kernel(d, key);
+            if (!f) {
+                // Compile the layouts this op is likely to meet next alongside, in parallel.
+                std::vector<std::pair<KernelKey, KernelSource>> items;
+                items.push_back({key, {map_program({&k, 1}), kernel_name(k)}});
+                for (MapKernel v : layout_variants(k, int(16 / widest))) {
+                    if (map_key(v) == key) continue;
+                    items.push_back({map_key(v), {map_program({&v, 1}), kernel_name(v)}});
+                }
+                f = load_kernels(d, items);
+            }
             launch_elementwise(d, f, s, k.index64, contiguous, k.vec, who);
         });
     }
@@ -427,13 +471,17 @@ private:
             const int64_t widest = std::max(itemsize(out), scalar ? 1 : itemsize(in));
             const bool aligned = aligned16(s.data[0]) && (scalar || aligned16(s.data[1]));
             k.vec = contiguous && aligned && widest < 16 ? int(16 / widest) : 1;
-            KeyBuilder kb;
-            kb.put(fam_copy, 4).put(uint64_t(out), 4).put(uint64_t(in), 4).put(scalar, 1);
-            kb.put(contiguous, 1).put(uint64_t(k.ndim), 4).put(k.index64, 1);
-            kb.put(uint64_t(k.vec), 5);
-            CUfunction f = kernel(d, kb.k, [&] {
-                return KernelSource{copy_program(k), copy_kernel_name(k)};
-            });
+            const KernelKey key = copy_key(k);
+            CUfunction f = find_kernel(d, key);
+            if (!f) {
+                std::vector<std::pair<KernelKey, KernelSource>> items;
+                items.push_back({key, {copy_program(k), copy_kernel_name(k)}});
+                for (CopyKernel v : layout_variants(k, int(16 / widest))) {
+                    if (copy_key(v) == key) continue;
+                    items.push_back({copy_key(v), {copy_program(v), copy_kernel_name(v)}});
+                }
+                f = load_kernels(d, items);
+            }
             launch_elementwise(d, f, s, k.index64, contiguous, k.vec, who);
         });
     }

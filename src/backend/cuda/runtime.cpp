@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <thread>
 
 #include "ember/error.hpp"
 
@@ -344,6 +345,32 @@ CUfunction find_kernel(DeviceState& d, const KernelKey& key) {
     if (it == d.kernels.end()) return nullptr;
     cache_counters().memory_hits.fetch_add(1, std::memory_order_relaxed);
     return it->second;
+}
+
+bool has_kernel(DeviceState& d, const KernelKey& key) {
+    std::lock_guard lk(d.kernel_mu);
+    return d.kernels.count(key) != 0;
+}
+
+CUfunction load_kernels(DeviceState& d, std::vector<std::pair<KernelKey, KernelSource>>& items) {
+    std::vector<std::thread> threads;
+    for (size_t i = 1; i < items.size(); ++i) {
+        if (has_kernel(d, items[i].first)) continue;
+        threads.emplace_back([&d, &item = items[i]] {
+            try {
+                load_kernel(d, item.first, item.second);
+            } catch (...) {  // compiled again, and reported, when it is asked for
+            }
+        });
+    }
+    struct Join {
+        std::vector<std::thread>& t;
+        ~Join() {
+            for (std::thread& th : t)
+                th.join();
+        }
+    } join{threads};
+    return load_kernel(d, items[0].first, items[0].second);
 }
 
 CUfunction load_kernel(DeviceState& d, const KernelKey& key, const KernelSource& src) {

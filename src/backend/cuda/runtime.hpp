@@ -130,6 +130,11 @@ struct KernelSource {
 };
 CUfunction find_kernel(DeviceState& d, const KernelKey& key);
 CUfunction load_kernel(DeviceState& d, const KernelKey& key, const KernelSource& src);
+// Loads items[0] and, on other threads at the same time, those of the rest that are missing
+// (variants of the same kernel the caller expects to need soon); returns items[0]'s function.
+// Only a failure of items[0] is reported.
+CUfunction load_kernels(DeviceState& d, std::vector<std::pair<KernelKey, KernelSource>>& items);
+bool has_kernel(DeviceState& d, const KernelKey& key);
 template <class Make>
 CUfunction kernel(DeviceState& d, const KernelKey& key, Make&& make) {
     if (CUfunction f = find_kernel(d, key)) return f;
