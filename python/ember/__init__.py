@@ -7,7 +7,15 @@ on a device (``"cpu"`` or ``"cuda"``); ``ember.asnumpy`` and ``np.asarray`` move
 
 from . import _core
 from ._array import asarray, asnumpy, from_dlpack
-from ._core import AxisError, CompileError, Device, dtype, get_default_device, ndarray, set_default_device
+from ._core import (
+    AxisError,
+    CompileError,
+    Device,
+    dtype,
+    get_default_device,
+    ndarray,
+    set_default_device,
+)
 from ._core import (
     argmax,
     argmin,
