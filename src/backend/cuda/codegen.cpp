@@ -260,17 +260,23 @@ __device__ inline double hypot(double x, double y) {
     return r - r == 0.0 ? r : hypot_scaled(x, y, ::hypot(x * 0.5, y * 0.5));
 }
 #ifdef EMBER_DEVICE_COMPLEX
-// CCCL's complex tanh overflows to NaN for large |Re z|, where the result is +-1 + i*(tiny):
-// there it is computed directly (as glibc's ctanh does); tan(z) = -i tanh(iz) follows.
+// CCCL's complex tanh divides by cosh(2x) + cos(2y), which cancels near the poles and loses
+// the sign of tiny imaginary parts. For finite z this is the formula of C libraries' ctanh
+// (what NumPy gets): (sinh x cosh x + i sin y cos y) / (sinh^2 x + cos^2 y), and +-1 + i*tiny
+// once 1 - tanh|x| is below half an ulp; tan(z) = -i tanh(iz) follows.
 template <class T>
 __device__ inline cuda::std::complex<T> tanh_robust(const cuda::std::complex<T>& z) {
     const T x = z.real(), y = z.imag();
-    const T big = sizeof(T) == 4 ? T(9) : T(22);  // 1 - tanh(big) is below half an ulp of 1
-    if (x - x == T(0) && y - y == T(0) && (x >= big || x <= -big)) {
+    if (!(x - x == T(0) && y - y == T(0))) return cuda::std::tanh(z);  // inf and NaN cases
+    const T big = sizeof(T) == 4 ? T(9) : T(22);
+    const T s = sin(y), c = cos(y);
+    if (x >= big || x <= -big) {
         const T e = exp(T(-2) * (x < 0 ? -x : x));
-        return {copysign(T(1), x), T(4) * sin(y) * cos(y) * e};
+        return {copysign(T(1), x), T(4) * s * c * e};
     }
-    return cuda::std::tanh(z);
+    const T sh = sinh(x), ch = sqrt(T(1) + sh * sh);
+    const T den = sh * sh + c * c;
+    return {sh * ch / den, s * c / den};
 }
 __device__ inline cuda::std::complex<float> tanh(const cuda::std::complex<float>& z) {
     return tanh_robust(z);

@@ -251,6 +251,20 @@ void release_small_blocks(DeviceState& d, CUstream stream) {
     }
 }
 
+// The pool keeps freed memory for reuse, but blocks of mixed sizes fragment it. When a large
+// allocation made the pool grow although it held much more than the live bytes, its unused
+// memory goes back to the driver. Steady reuse (the pool does not grow) never trims.
+void trim_if_fragmented(DeviceState& d, size_t reserved_before) {
+    const size_t reserved = reserved_bytes(d);
+    if (reserved <= reserved_before) return;
+    size_t live;
+    {
+        std::lock_guard lk(d.mem_mu);
+        live = d.allocated + d.small_cached;
+    }
+    if (reserved > live + live / 8 + (size_t(32) << 20)) driver()->cuMemPoolTrimTo(d.pool, 0);
+}
+
 void* allocate(DeviceState& d, size_t bytes) {
     const DriverApi& a = *driver();
     if (bytes == 0) bytes = 1;
@@ -276,6 +290,7 @@ void* allocate(DeviceState& d, size_t bytes) {
             }
         }
     }
+    const size_t reserved_before = small ? 0 : reserved_bytes(d);
     CUdeviceptr p = 0;
     CUresult r = a.cuMemAllocFromPoolAsync(&p, request, d.pool, s);
     bool retried = false;
@@ -293,9 +308,12 @@ void* allocate(DeviceState& d, size_t bytes) {
     }
     if (r == CUDA_ERROR_OUT_OF_MEMORY) out_of_memory(d, bytes, "after emptying the cache");
     check(r, "cuMemAllocFromPoolAsync");
-    std::lock_guard lk(d.mem_mu);
-    record(d, uintptr_t(p), bytes, s, small ? request : 0);
-    if (retried) ++d.num_retries;
+    {
+        std::lock_guard lk(d.mem_mu);
+        record(d, uintptr_t(p), bytes, s, small ? request : 0);
+        if (retried) ++d.num_retries;
+    }
+    if (!small) trim_if_fragmented(d, reserved_before);
     return reinterpret_cast<void*>(uintptr_t(p));
 }
 
