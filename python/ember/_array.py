@@ -103,6 +103,8 @@ def _array(self, dtype=None, copy=None):
 
 def _repr(self):
     text = _np.array_repr(asnumpy(self))
+    # ml_dtypes >= 0.7 makes NumPy print its dtypes as "dtype=dtype(bfloat16)"
+    text = text.replace("dtype=dtype(bfloat16)", "dtype=bfloat16")
     if self.device.type != "cpu":
         text = f"{text[:-1]}, device='{self.device}')"
     return text

@@ -119,6 +119,45 @@ TEST(CudaCodegen, SnapshotAddFloat32Contiguous) {
     EXPECT_EQ(src, read_file(p)) << "generated source:\n" << src;
 }
 
+// More families, checked in the same way: a vectorized map with float16 storage, a strided cast,
+// arange, and the two passes of a segmented sum.
+TEST(CudaCodegen, SnapshotsOfTheOtherFamilies) {
+    MapKernel m = gpu::natural_map_kernel(ops::OpId::multiply, DType::float32);
+    m.in[0] = m.in[1] = m.out = DType::float16;
+    m.vec = 8;
+    gpu::CopyKernel c;
+    c.out = DType::float32;
+    c.in = DType::int64;
+    c.layout = MapLayout::strided;
+    c.ndim = 2;
+    gpu::ReduceKernel r;
+    r.kind = gpu::ReduceKind::sum;
+    r.in = r.acc = r.out = DType::float32;
+    r.tpo = 256;
+    r.nk = 0;
+    r.nr = 1;
+    r.vec = 4;
+    r.partial_out = true;
+    gpu::ReduceKernel f = r;
+    f.vec = 1;
+    f.partial_out = false;
+    f.partial_in = true;
+    const std::pair<const char*, std::string> cases[] = {
+        {"map_multiply_f16_contig_v8.cu", gpu::map_program({&m, 1}).source},
+        {"copy_f32_i64_strided2.cu", gpu::copy_program(c).source},
+        {"iota_f64.cu", gpu::iota_program(DType::float64, false).source},
+        {"reduce_sum_f32_pass1.cu", gpu::reduce_program(r).source},
+        {"reduce_sum_f32_pass2.cu", gpu::reduce_program(f).source},
+    };
+    const char* u = std::getenv("EMBER_UPDATE_SNAPSHOTS");
+    for (const auto& [file, src] : cases) {
+        const std::filesystem::path p = snapshot_dir() / file;
+        if (u && std::string(u) == "1") std::ofstream(p, std::ios::binary) << src;
+        ASSERT_TRUE(std::filesystem::exists(p)) << p;
+        EXPECT_EQ(src, read_file(p)) << file << ":\n" << src;
+    }
+}
+
 TEST(CudaCodegen, SnapshotStridedIsReadable) {
     MapKernel k = gpu::natural_map_kernel(ops::OpId::clip, DType::float64, MapLayout::strided, 3);
     k.scalar_mask = 4;
