@@ -302,3 +302,16 @@ def test_many_dims_split_on_the_host():
     np.testing.assert_allclose(
         ember.asnumpy(x.sum(axis=(0, 2, 4, 6, 8, 10))), v.sum(axis=(0, 2, 4, 6, 8, 10)), rtol=1e-12
     )
+
+
+def test_reduction_over_more_dims_than_a_kernel_takes():
+    # 18 dims of 2, every other one reduced: 9 kept and 9 reduced dims that cannot merge, more
+    # than a reduce kernel's 8, so the input is first copied with the reduced dims innermost.
+    a = np.random.default_rng(4).standard_normal((2,) * 18)
+    x = ember.asarray(a, device="cuda")
+    axes = tuple(range(0, 18, 2))
+    np.testing.assert_allclose(ember.asnumpy(x.sum(axis=axes)), a.sum(axis=axes), rtol=1e-12)
+    np.testing.assert_array_equal(ember.asnumpy(x.max(axis=axes)), a.max(axis=axes))
+    v = a.reshape(2**9, 2**9)[:, ::-1].reshape((2,) * 18)
+    y = ember.asarray(a, device="cuda").reshape(2**9, 2**9)[:, ::-1].reshape((2,) * 18)
+    np.testing.assert_array_equal(ember.asnumpy(ember.argmax(y, axis=5)), v.argmax(axis=5))
