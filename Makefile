@@ -51,12 +51,14 @@ bench: install
 	$(VPY) -m ember.bench
 
 # On the GPU machine (run from the repository root there): build, the tests that need child
-# processes (alone: some GPUs admit one process with a context), the GPU benchmark, the whole
-# Python suite on cpu and cuda, the demo. Within 10 minutes on an H200 with an empty kernel cache.
+# processes (alone: some GPUs admit one process with a context), the GPU benchmark, the common
+# kernels compiled into the disk cache on all cores, the whole Python suite on cpu and cuda, the
+# demo.
 gpu-check:
 	python3 -m pip install -q --no-build-isolation --no-deps .
 	python3 -m pytest -q -p no:cacheprovider -rs tests/python/test_cuda_processes.py
 	python3 -m ember.bench --gpu --json build/gpu-bench.json
+	python3 -m ember cuda precompile
 	python3 -m pytest -q -p no:cacheprovider -rs tests/python
 	python3 -m ember demo
 

@@ -115,6 +115,16 @@ struct KernelCacheStats {
 KernelCacheStats kernel_cache_stats();
 // The on-disk cache directory ("" when the disk cache is off).
 std::string kernel_cache_dir();
+// Compiles the common kernels (every op-table map kernel on its natural dtypes, all casts,
+// copies, fills, arange; each in its usual layouts) into the on-disk cache on all cores, so a new
+// machine or installation pays no compile at first use. arch: e.g. 90 for sm_90 (no GPU needed),
+// 0 for the current device's. `name_filter` keeps only kernels whose name contains it.
+struct PrecompileStats {
+    uint64_t kernels = 0, compiled = 0, cached = 0;
+    double seconds = 0;
+};
+PrecompileStats precompile(int arch = 0, int threads = 0, const std::string& name_filter = "");
+
 // Forgets the in-process kernels (modules stay loaded until exit); for tests and benchmarks of
 // the compile path.
 void clear_kernel_memory_cache();

@@ -1,4 +1,4 @@
-"""``python -m ember``: small command-line tools (demo, bench)."""
+"""``python -m ember``: small command-line tools (demo, bench, cuda)."""
 
 import sys
 
@@ -10,6 +10,8 @@ commands:
            against NumPy, and its timings (a few seconds)
   bench    the benchmark suite against NumPy, CuPy and PyTorch
            (same as python -m ember.bench; see --help)
+  cuda     `cuda info`: devices and the kernel cache; `cuda precompile [--arch N]`:
+           compile the common kernels into the on-disk cache on all cores
 """
 
 
@@ -26,6 +28,10 @@ def main(argv: list[str]) -> int:
         from .bench import main as bench
 
         return bench(rest)
+    if cmd == "cuda":
+        from .cuda import _main as cuda
+
+        return cuda(rest)
     sys.stderr.write(f"python -m ember: unknown command {cmd!r}\n\n{USAGE}")
     return 2
 

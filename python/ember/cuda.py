@@ -35,6 +35,7 @@ __all__ = [
     "memory_allocated",
     "memory_reserved",
     "memory_stats",
+    "precompile",
     "reset_peak_memory_stats",
     "set_device",
     "set_memory_limit",
@@ -279,3 +280,43 @@ def kernel_cache_stats():
 def kernel_cache_dir():
     """The on-disk kernel cache directory ("" when it is off: EMBER_DISK_CACHE=0)."""
     return _c.kernel_cache_dir()
+
+
+def precompile(arch=None, threads=None, name_filter=""):
+    """Compiles the common kernels into the on-disk kernel cache on all cores: every op-table
+    map kernel on its natural dtypes, all casts, copies, fills and arange, each in its usual
+    layouts. Afterwards first calls load cubins instead of compiling (about 1 ms instead of tens).
+    `arch`: e.g. 90 for sm_90 (no GPU needed); None for the current device's. `name_filter`:
+    only kernels whose name contains it. Returns counts and the time taken.
+    Also ``python -m ember cuda precompile [--arch N]``."""
+    if arch is not None and (isinstance(arch, bool) or not isinstance(arch, int) or arch <= 0):
+        raise ValueError(f"ember.cuda.precompile: arch must be like 90, got {arch!r}")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)):
+        raise ValueError(f"ember.cuda.precompile: threads must be an int, got {threads!r}")
+    return _c.precompile(arch or 0, threads or 0, str(name_filter))
+
+
+def _main(argv):
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m ember cuda", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    pc = sub.add_parser("precompile", help="fill the on-disk kernel cache")
+    pc.add_argument("--arch", type=int, default=None, help="e.g. 90; default: the GPU's")
+    pc.add_argument("--threads", type=int, default=None)
+    pc.add_argument("--filter", default="", help="only kernels whose name contains this")
+    sub.add_parser("info", help="devices and the kernel cache")
+    a = p.parse_args(argv)
+    if a.cmd == "precompile":
+        r = precompile(a.arch, a.threads, a.filter)
+        print(
+            f"ember: {r['kernels']} kernels: {r['compiled']} compiled, {r['cached']} already "
+            f"cached, in {r['seconds']:.1f} s -> {kernel_cache_dir()}"
+        )
+    else:
+        if not is_available():
+            print(f"CUDA not available: {unavailable_reason()}")
+        for i in range(device_count()):
+            print(f"cuda:{i}: {get_device_properties(i)}")
+        print(f"kernel cache: {kernel_cache_dir() or 'off'}")
+    return 0

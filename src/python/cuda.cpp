@@ -116,6 +116,22 @@ void bind_cuda(nb::module_& root) {
         return d;
     });
     m.def("kernel_cache_dir", &cuda::kernel_cache_dir);
+    m.def(
+        "precompile",
+        [](int arch, int threads, const std::string& name_filter) {
+            cuda::PrecompileStats s;
+            {
+                nb::gil_scoped_release r;
+                s = cuda::precompile(arch, threads, name_filter);
+            }
+            nb::dict d;
+            d["kernels"] = s.kernels;
+            d["compiled"] = s.compiled;
+            d["cached"] = s.cached;
+            d["seconds"] = s.seconds;
+            return d;
+        },
+        nb::arg("arch"), nb::arg("threads"), nb::arg("name_filter"));
     m.def("clear_kernel_memory_cache", &cuda::clear_kernel_memory_cache);
     m.def("_launch_faulting_kernel", &cuda::detail::launch_faulting_kernel, nb::arg("device"));
 }

@@ -19,6 +19,7 @@
 #include "backend/cuda/disk_cache.hpp"
 #include "backend/cuda/loader.hpp"
 #include "backend/cuda/nvrtc.hpp"
+#include "backend/cuda/precompile.hpp"
 
 using namespace ember;
 using gpu::MapKernel;
@@ -473,4 +474,51 @@ TEST(KernelCache, DefaultDirectoryFollowsTheEnvironment) {
     unsetenv("XDG_CACHE_HOME");
     if (const char* home = std::getenv("HOME"))
         EXPECT_EQ(gpu::default_kernel_cache_dir(), std::string(home) + "/.cache/ember/kernels");
+}
+
+// Precompilation writes exactly the entries the backend later looks up: same programs, same keys.
+TEST(KernelCache, PrecompileCoversWhatTheBackendBuilds) {
+    const std::vector<gpu::KernelSource> all = gpu::common_kernels();
+    EXPECT_GT(all.size(), 4000u);
+    // The backend's kernel for a + b on aligned contiguous float32 arrays, and for a cast.
+    MapKernel k;
+    k.op = ops::OpId::add;
+    k.compute = k.out = k.in[0] = k.in[1] = DType::float32;
+    k.vec = gpu::natural_vec(k);
+    EXPECT_EQ(k.vec, 4);
+    gpu::CopyKernel c{DType::float16, DType::int32};
+    c.layout = MapLayout::strided;
+    c.ndim = 2;
+    const std::pair<std::string, std::string> wanted[] = {
+        {gpu::kernel_name(k), gpu::map_program({&k, 1}).source},
+        {gpu::copy_kernel_name(c), gpu::copy_program(c).source}};
+    std::vector<gpu::KernelSource> some;
+    for (const auto& [name, source] : wanted) {
+        bool found = false;
+        for (const gpu::KernelSource& s : all) {
+            if (s.name != name) continue;
+            found = true;
+            EXPECT_EQ(s.program.source, source) << name;
+            some.push_back(s);
+        }
+        EXPECT_TRUE(found) << name;
+    }
+    SKIP_WITHOUT_NVRTC();
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("ember-precompile-" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir);
+    const gpu::DiskCache cache(dir.string());
+    gpu::PrecompileResult r = gpu::precompile_into(cache, arch, 2, some);
+    EXPECT_EQ(r.kernels, some.size());
+    EXPECT_EQ(r.compiled, some.size());
+    for (const gpu::KernelSource& s : some) {
+        const gpu::Hash128 key = gpu::kernel_cache_key(
+            s.program, gpu::compile_options(arch), gpu::nvrtc()->major, gpu::nvrtc()->minor, arch);
+        EXPECT_TRUE(cache.load(key).has_value()) << s.name;
+    }
+    r = gpu::precompile_into(cache, arch, 2, some);  // a second run finds everything
+    EXPECT_EQ(r.compiled, 0u);
+    EXPECT_EQ(r.cached, some.size());
+    EXPECT_THROW(gpu::precompile_into(gpu::DiskCache(""), arch, 1, some), ValueError);
+    std::filesystem::remove_all(dir);
 }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "backend/backend.hpp"
+#include "backend/cuda/precompile.hpp"
 #include "backend/cuda/runtime.hpp"
 #include "ember/cuda.hpp"
 #include "ember/error.hpp"
@@ -239,6 +240,21 @@ KernelCacheStats kernel_cache_stats() {
 }
 
 std::string kernel_cache_dir() { return disk_cache().dir(); }
+
+PrecompileStats precompile(int arch, int threads, const std::string& name_filter) {
+    if (arch == 0) arch = state(-1).arch;
+    std::vector<KernelSource> all = common_kernels(), kept;
+    for (KernelSource& k : all)
+        if (name_filter.empty() || k.name.find(name_filter) != std::string::npos)
+            kept.push_back(std::move(k));
+    const PrecompileResult r = precompile_into(disk_cache(), arch, threads, kept);
+    PrecompileStats s;
+    s.kernels = r.kernels;
+    s.compiled = r.compiled;
+    s.cached = r.cached;
+    s.seconds = r.seconds;
+    return s;
+}
 
 void clear_kernel_memory_cache() {
     for (int i = 0; i < gpu::device_count(); ++i) {

@@ -2,6 +2,7 @@
 // the compute type and the operand storage types; the bodies are those of src/ops/scalar.hpp.
 #include "backend/cuda/codegen.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -882,6 +883,45 @@ std::string kernel_text(const MapKernel& k) {
     e.result += ")))";
     return elementwise_text(e);
 }
+
+int natural_vec(const MapKernel& k) {
+    int64_t widest = itemsize(k.out);
+    for (int i = 0; i < ops::info(k.op).arity; ++i)
+        if (!(k.scalar_mask & (1u << i))) widest = std::max<int64_t>(widest, itemsize(k.in[i]));
+    return int(16 / widest);
+}
+
+int natural_vec(const CopyKernel& k) {
+    const int64_t widest = std::max(itemsize(k.out), k.scalar ? 1 : itemsize(k.in));
+    return int(16 / widest);
+}
+
+namespace {
+template <class K>
+std::vector<K> variants_of(const K& k) {
+    std::vector<K> v;
+    const int vec = natural_vec(k);
+    for (int w : {vec, 1}) {
+        K c = k;
+        c.layout = MapLayout::contiguous;
+        c.ndim = 1;
+        c.vec = w;
+        v.push_back(c);
+        if (vec == 1) break;
+    }
+    for (int nd = 1; nd <= 3; ++nd) {
+        K c = k;
+        c.layout = MapLayout::strided;
+        c.ndim = nd;
+        c.vec = 1;
+        v.push_back(c);
+    }
+    return v;
+}
+}  // namespace
+
+std::vector<MapKernel> layout_variants(const MapKernel& k) { return variants_of(k); }
+std::vector<CopyKernel> layout_variants(const CopyKernel& k) { return variants_of(k); }
 
 std::string copy_kernel_name(const CopyKernel& k) {
     std::string s = "ember_copy_";

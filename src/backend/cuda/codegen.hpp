@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "backend/cuda/nvrtc.hpp"
 #include "ember/dtype.hpp"
@@ -89,6 +90,14 @@ std::string kernel_text(const MapKernel& k);
 std::string program_text(std::span<const MapKernel> kernels);
 // program_text plus the in-memory headers (device prelude, the host's scalar.hpp).
 Program map_program(std::span<const MapKernel> kernels);
+
+// Elements per 16-byte access of the widest array operand (1 when it is 16 bytes wide).
+int natural_vec(const MapKernel& k);
+int natural_vec(const CopyKernel& k);
+// The layouts an elementwise kernel is launched in most, compiled together on first use:
+// contiguous with natural_vec() vectors and without (unaligned views), strided over 1-3 dims.
+std::vector<MapKernel> layout_variants(const MapKernel& k);
+std::vector<CopyKernel> layout_variants(const CopyKernel& k);
 
 std::string copy_kernel_name(const CopyKernel& k);
 std::string copy_kernel_text(const CopyKernel& k);

@@ -136,29 +136,6 @@ KernelKey copy_key(const CopyKernel& k) {
     return kb.k;
 }
 
-// The layouts an elementwise kernel is launched in most: contiguous with vectors of `vec` and
-// without (unaligned views), strided over 1 to 3 collapsed dims.
-template <class K>
-std::vector<K> layout_variants(const K& k, int vec) {
-    std::vector<K> v;
-    for (int w : {vec, 1}) {
-        K c = k;
-        c.layout = MapLayout::contiguous;
-        c.ndim = 1;
-        c.vec = w;
-        v.push_back(c);
-        if (vec == 1) break;
-    }
-    for (int nd = 1; nd <= 3; ++nd) {
-        K c = k;
-        c.layout = MapLayout::strided;
-        c.ndim = nd;
-        c.vec = 1;
-        v.push_back(c);
-    }
-    return v;
-}
-
 class CudaBackend final : public backend::Backend {
 public:
     void* allocate(size_t nbytes, int dev) override { return gpu::allocate(device(dev), nbytes); }
@@ -331,14 +308,12 @@ public:
             k.op = op;
             k.compute = compute;
             k.out = s.dtype[0];
-            int64_t widest = itemsize(k.out);
             bool aligned = aligned16(s.data[0]);
             for (int i = 0; i < oi.arity; ++i) {
                 k.in[i] = s.dtype[i + 1];
                 if (s.scalar[i + 1]) {
                     k.scalar_mask |= uint8_t(1u << i);
                 } else {
-                    widest = std::max<int64_t>(widest, itemsize(k.in[i]));
                     aligned = aligned && aligned16(s.data[i + 1]);
                 }
             }
@@ -346,14 +321,14 @@ public:
             k.layout = contiguous ? MapLayout::contiguous : MapLayout::strided;
             k.ndim = contiguous ? 1 : std::max(1, s.ndim());
             k.index64 = needs_index64(s);
-            k.vec = contiguous && aligned && widest < 16 ? int(16 / widest) : 1;
+            k.vec = contiguous && aligned ? natural_vec(k) : 1;
             const KernelKey key = map_key(k);
             CUfunction f = find_kernel(d, key);
             if (!f) {
                 // Compile the layouts this op is likely to meet next alongside, in parallel.
                 std::vector<std::pair<KernelKey, KernelSource>> items;
                 items.push_back({key, {map_program({&k, 1}), kernel_name(k)}});
-                for (MapKernel v : layout_variants(k, int(16 / widest))) {
+                for (MapKernel v : layout_variants(k)) {
                     if (map_key(v) == key) continue;
                     items.push_back({map_key(v), {map_program({&v, 1}), kernel_name(v)}});
                 }
@@ -468,15 +443,14 @@ private:
             k.layout = contiguous ? MapLayout::contiguous : MapLayout::strided;
             k.ndim = contiguous ? 1 : std::max(1, s.ndim());
             k.index64 = needs_index64(s);
-            const int64_t widest = std::max(itemsize(out), scalar ? 1 : itemsize(in));
             const bool aligned = aligned16(s.data[0]) && (scalar || aligned16(s.data[1]));
-            k.vec = contiguous && aligned && widest < 16 ? int(16 / widest) : 1;
+            k.vec = contiguous && aligned ? natural_vec(k) : 1;
             const KernelKey key = copy_key(k);
             CUfunction f = find_kernel(d, key);
             if (!f) {
                 std::vector<std::pair<KernelKey, KernelSource>> items;
                 items.push_back({key, {copy_program(k), copy_kernel_name(k)}});
-                for (CopyKernel v : layout_variants(k, int(16 / widest))) {
+                for (CopyKernel v : layout_variants(k)) {
                     if (copy_key(v) == key) continue;
                     items.push_back({copy_key(v), {copy_program(v), copy_kernel_name(v)}});
                 }
