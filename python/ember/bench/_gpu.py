@@ -20,6 +20,7 @@ skipped and why, and returns 0.
 
 from __future__ import annotations
 
+import abc
 import gc
 import json
 import math
@@ -77,7 +78,7 @@ QUICK = Plan(rounds=3, reps=10, calls=5_000, call_rounds=3, transfer_rounds=3)
 # ---- libraries ------------------------------------------------------------------------------
 
 
-class GpuLib:
+class GpuLib(abc.ABC):
     """One library on the current CUDA device: data in and out, its own stream's events."""
 
     name = "?"
@@ -85,21 +86,25 @@ class GpuLib:
     def version(self) -> str:
         return getattr(self.xp, "__version__", "?")
 
+    @abc.abstractmethod
     def put(self, a: np.ndarray) -> Any:
-        raise NotImplementedError
+        """Implemented by each library."""
 
+    @abc.abstractmethod
     def get(self, x: Any) -> np.ndarray:
-        raise NotImplementedError
+        """Implemented by each library."""
 
+    @abc.abstractmethod
     def sync(self) -> None:
-        raise NotImplementedError
+        """Implemented by each library."""
 
+    @abc.abstractmethod
     def event(self) -> Any:
         """A timing event; ``record()`` puts it on the library's current stream."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def elapsed_s(self, start, end) -> float:
-        raise NotImplementedError
+        """Implemented by each library."""
 
     def copy(self, x):
         return x.copy()
@@ -110,6 +115,7 @@ class GpuLib:
     def sin(self, x):
         return self.xp.sin(x)
 
+    @abc.abstractmethod
     def release(self) -> None:
         """Gives the library's cached device memory back to the driver."""
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import abc
 import importlib
 from typing import Any
 
 import numpy as np
 
 
-class Lib:
+class Lib(abc.ABC):
     """One library on one device: moves host data in and out, synchronizes, spells the ops.
 
     Cases use Python operators (``a + b``, ``a < b``, slicing) directly; only the calls whose
@@ -21,14 +22,17 @@ class Lib:
     def version(self) -> str:
         return getattr(self.xp, "__version__", "?")
 
+    @abc.abstractmethod
     def put(self, a: np.ndarray) -> Any:
-        raise NotImplementedError
+        """Implemented by each library."""
 
+    @abc.abstractmethod
     def get(self, x: Any) -> np.ndarray:
-        raise NotImplementedError
+        """Implemented by each library."""
 
     def sync(self) -> None:
-        pass
+        """Waits for the library's queued work (the CPU libraries have none)."""
+        return None
 
     # Array-API style namespaces (NumPy, CuPy, ember) share these spellings.
     def sum(self, x, axis=None):
