@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from ._libs import Lib
 from ._report import _table, fmt_bytes, fmt_time, write_json
 from ._runner import _error, stderr_log
 
@@ -78,21 +79,11 @@ QUICK = Plan(rounds=3, reps=10, calls=5_000, call_rounds=3, transfer_rounds=3)
 # ---- libraries ------------------------------------------------------------------------------
 
 
-class GpuLib(abc.ABC):
-    """One library on the current CUDA device: data in and out, its own stream's events."""
+class GpuLib(Lib):
+    """One library on the current CUDA device: data in and out (``put``/``get`` of Lib), its own
+    stream's synchronization and events."""
 
-    name = "?"
-
-    def version(self) -> str:
-        return getattr(self.xp, "__version__", "?")
-
-    @abc.abstractmethod
-    def put(self, a: np.ndarray) -> Any:
-        """Implemented by each library."""
-
-    @abc.abstractmethod
-    def get(self, x: Any) -> np.ndarray:
-        """Implemented by each library."""
+    device = "cuda"
 
     @abc.abstractmethod
     def sync(self) -> None:

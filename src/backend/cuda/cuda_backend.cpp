@@ -140,7 +140,7 @@ class CudaBackend final : public backend::Backend {
 public:
     void* allocate(size_t nbytes, int dev) override { return gpu::allocate(device(dev), nbytes); }
     void deallocate(void* p, size_t, int dev) noexcept override {
-        if (DeviceState* d = known(dev)) gpu::deallocate(*d, p);
+        if (DeviceState* d = device_if_initialized(dev)) gpu::deallocate(*d, p);
     }
 
     void copy_to_host(void* dst, const void* src, size_t n, int dev) override {
@@ -371,11 +371,6 @@ public:
 private:
     static constexpr size_t staging_bytes = size_t(32) << 20;
     static constexpr size_t staging_threshold = size_t(8) << 20;
-
-    static DeviceState* known(int dev) {
-        if (dev < 0 || dev >= device_count()) return nullptr;
-        return &device(dev);
-    }
 
     static void ensure_staging(DeviceState& d) {
         const DriverApi& a = *driver();

@@ -137,6 +137,11 @@ DeviceState& device(int i) {
     return *d;
 }
 
+DeviceState* device_if_initialized(int i) {
+    if (i < 0 || i >= max_devices) return nullptr;
+    return states[i].load(std::memory_order_acquire);
+}
+
 void bind(const DeviceState& d) {
     if (bound_ctx == d.ctx) return;
     check(api().cuCtxSetCurrent(d.ctx), "cuCtxSetCurrent");

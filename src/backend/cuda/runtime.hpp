@@ -91,6 +91,8 @@ struct DeviceState {
 int device_count();  // 0 when CUDA is unavailable
 // The state of device `i`, initialized on first use; ValueError for an index out of range.
 DeviceState& device(int i);
+// Device i's state when it has been initialized, else nullptr (never initializes).
+DeviceState* device_if_initialized(int i);
 // Makes d's context current on the calling thread (cheap when it already is).
 void bind(const DeviceState& d);
 bool bind_noexcept(const DeviceState& d) noexcept;
