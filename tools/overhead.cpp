@@ -4,7 +4,9 @@
 #include <cstdio>
 
 #include "backend/backend.hpp"
+#include "backend/cuda/codegen.hpp"
 #include "backend/cuda/runtime.hpp"
+#include "core/internal.hpp"
 #include "ember/ember.hpp"
 
 using namespace ember;
@@ -32,12 +34,46 @@ int main() {
     gpu::DeviceState& d = gpu::device(0);
     const gpu::DriverApi& a = *gpu::driver();
     gpu::CUstream s = gpu::current_stream(d);
-    std::printf("ember::add(x, x)          %.2f us\n", per_call_us([&] { Array z = add(x, x); }));
+    // The floor: the same kind of kernel launched bare on the same stream.
+    gpu::KernelSource src{
+        {"probe.cu",
+         "extern \"C\" __global__ void probe_add(float* o, const float* a, const float* b, "
+         "unsigned n) { unsigned i = blockIdx.x * 256 + threadIdx.x; if (i < n) o[i] = a[i] + "
+         "b[i]; }",
+         {}},
+        "probe_add"};
+    gpu::CUfunction f = gpu::load_kernel(d, gpu::KernelKey{0x9e37, 0x79b9}, src);
+    void* px = x.data();
+    void* py = y.data();
+    unsigned n1 = 1;
+    void* args[] = {&py, &px, &px, &n1};
+    std::printf("bare cuLaunchKernel       %.2f us\n",
+                per_call_us([&] { a.cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, 0, s, args, nullptr); }));
+    // ember's own add kernel, launched bare.
+    gpu::MapKernel k = gpu::natural_map_kernel(ops::OpId::add, DType::float32);
+    k.vec = gpu::natural_vec(k);
+    gpu::CUfunction fe = gpu::load_kernel(d, gpu::KernelKey{0x1234, 0x5678},
+                                          {gpu::map_program({&k, 1}), gpu::kernel_name(k)});
+    const Array* lp[3] = {&y, &x, &x};
+    backend::Loop loop = detail::make_loop(lp, 3, 0);
+    backend::Backend& be = backend::of(g, "probe");
+    for (int round = 0; round < 2; ++round) {
+        std::printf("bare launch, probe kernel %.2f us\n", per_call_us([&] {
+                        a.cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, 0, s, args, nullptr);
+                    }));
+        std::printf("bare launch, ember kernel %.2f us\n", per_call_us([&] {
+                        a.cuLaunchKernel(fe, 1, 1, 1, 256, 1, 1, 0, s, args, nullptr);
+                    }));
+        std::printf("backend map, built loop   %.2f us\n",
+                    per_call_us([&] { be.map(ops::OpId::add, DType::float32, loop); }));
+        std::printf("ember::add(x, x)          %.2f us\n",
+                    per_call_us([&] { Array z = add(x, x); }));
+    }
     std::printf("Array::empty              %.2f us\n",
                 per_call_us([&] { Array z = Array::empty({1}, DType::float32, g); }));
     std::printf("alloc+free pool           %.2f us\n", per_call_us([&] {
                     gpu::CUdeviceptr p;
-                    a.cuMemAllocFromPoolAsync(&p, 4, d.pool, s);
+                    a.cuMemAllocFromPoolAsync(&p, 4, d.large_pool, s);
                     a.cuMemFreeAsync(p, s);
                 }));
     std::printf("gpu::allocate+deallocate  %.2f us\n", per_call_us([&] {

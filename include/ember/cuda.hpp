@@ -135,4 +135,7 @@ namespace ember::cuda::detail {
 // Launches a kernel that traps on `device`: the context becomes unusable, so tests run it in a
 // child process to check how kernel faults are reported.
 void launch_faulting_kernel(int device = -1);
+// Host seconds per call of `calls` bare cuLaunchKernel calls of a 1-element add kernel on the
+// current stream of `device` (the floor of any op's host overhead), for the benchmark.
+double bare_launch_seconds(int calls, int device = -1);
 }  // namespace ember::cuda::detail

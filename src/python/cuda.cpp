@@ -134,6 +134,8 @@ void bind_cuda(nb::module_& root) {
         nb::arg("arch"), nb::arg("threads"), nb::arg("name_filter"));
     m.def("clear_kernel_memory_cache", &cuda::clear_kernel_memory_cache);
     m.def("_launch_faulting_kernel", &cuda::detail::launch_faulting_kernel, nb::arg("device"));
+    m.def("_bare_launch_seconds", &cuda::detail::bare_launch_seconds, nb::arg("calls"),
+          nb::arg("device") = -1);
 }
 
 }  // namespace ember::python

@@ -231,10 +231,15 @@ def test_repr_bfloat16():
 
 
 def test_repr_zero_d_and_empty():
-    assert repr(ember.asarray(1.5, dtype=ember.float32)) == "array(1.5, dtype=float32)"
-    assert repr(ember.zeros((3, 0), dtype=ember.int8)) == "array([], shape=(3, 0), dtype=int8)"
-    assert repr(ember.zeros((0,))) == "array([], dtype=float64)"
-    assert repr(ember.asarray([1.0, 2.0], dtype=ember.float32)) == "array([1., 2.], dtype=float32)"
+    c = "cpu"  # the default device is the GPU where there is one
+    assert repr(ember.asarray(1.5, dtype=ember.float32, device=c)) == "array(1.5, dtype=float32)"
+    assert (
+        repr(ember.zeros((3, 0), dtype=ember.int8, device=c))
+        == "array([], shape=(3, 0), dtype=int8)"
+    )
+    assert repr(ember.zeros((0,), device=c)) == "array([], dtype=float64)"
+    x = ember.asarray([1.0, 2.0], dtype=ember.float32, device=c)
+    assert repr(x) == "array([1., 2.], dtype=float32)"
 
 
 # --------------------------------------------------------------------------------------------
@@ -310,7 +315,7 @@ def test_buffer_protocol_views_and_writes():
 
 
 def test_dlpack_device():
-    x = ember.zeros(3)
+    x = ember.zeros(3, device="cpu")
     dev = x.__dlpack_device__()
     assert tuple(int(v) for v in dev) == (1, 0)  # kDLCPU, device 0
 
@@ -334,7 +339,7 @@ def test_numpy_from_dlpack(view, dtype):
 
 
 def test_numpy_from_dlpack_is_zero_copy():
-    x = ember.zeros(4, dtype=ember.float32)
+    x = ember.zeros(4, dtype=ember.float32, device="cpu")
     y = np.from_dlpack(x)
     x[1] = 3.0
     assert y[1] == 3.0
@@ -377,7 +382,7 @@ def test_dlpack_roundtrip():
 
 
 def test_dlpack_kwargs():
-    x = ember.ones(3)
+    x = ember.ones(3, device="cpu")
     cap = x.__dlpack__(max_version=(1, 0))
     assert cap is not None
     with pytest.raises((BufferError, ValueError, TypeError)):

@@ -49,6 +49,7 @@ MiB = 1 << 20
 
 COPY_FRACTION = 0.97  # a + b and the sums: of the reference copy bandwidth
 HOST_OVERHEAD_S = 4.2e-6  # per call of x + x on a 1-element array
+OVER_LAUNCH_S = 0.6e-6  # ... and over a bare cuLaunchKernel measured in the same run
 COLD_S = 150e-3  # first call, kernel compiled
 DISK_S = 2e-3  # first call, kernel loaded from the disk cache
 TRANSFER_FRACTION = 0.80  # host<->device: of PyTorch's bandwidth
@@ -520,9 +521,12 @@ def host_overhead_cases(libs, plan, log) -> list[Row]:
                 errors[lib.name] = _error(e)
                 continue
             work.append((lib, lambda lib=lib, x=x, op=op: op(lib, x)))
+        floor = _bare_launch(plan) if has_target else None
         times = time_calls(work, plan)
         times.update(errors)
         e = times.get("ember")
+        if floor is not None:
+            floor = min(floor, _bare_launch(plan))
         for lib in libs:
             ember_row = lib.name == "ember" and has_target
             row = Row(case, lib.name)
@@ -542,8 +546,32 @@ def host_overhead_cases(libs, plan, log) -> list[Row]:
                     # Compared at the precision the table shows (0.01 µs).
                     row.status = _verdict(round(t * 1e6, 2) <= HOST_OVERHEAD_S * 1e6)
             rows.append(row)
+        if floor is not None:
+            rows.append(_floor_row(case, e, floor))
         del work
     return rows
+
+
+def _bare_launch(plan) -> float:
+    """Best host time per call of a bare cuLaunchKernel loop in C++ (the floor of any op)."""
+    import ember
+
+    core = ember.cuda._c
+    return min(core._bare_launch_seconds(plan.calls) for _ in range(plan.call_rounds))
+
+
+def _floor_row(case: str, e, floor: float) -> Row:
+    row = Row(case.replace("host overhead", "over bare cuLaunchKernel"), "ember")
+    row.target = f"<= +{OVER_LAUNCH_S * 1e6:g} µs"
+    row.data["bare_launch_s"] = floor
+    if not isinstance(e, float):
+        row.detail, row.status = f"bare launch {fmt_time(floor)}/call", "ERROR"
+        return row
+    row.measured = f"+{fmt_time(e - floor)}/call"
+    row.detail = f"bare launch {fmt_time(floor)}/call (C++ loop)"
+    row.data["over_s"] = e - floor
+    row.status = _verdict(round((e - floor) * 1e6, 2) <= OVER_LAUNCH_S * 1e6)
+    return row
 
 
 # ---- case 5: first call of a kernel not compiled before -------------------------------------

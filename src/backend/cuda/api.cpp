@@ -1,5 +1,6 @@
 // ember::cuda (include/ember/cuda.hpp): devices, streams, events, memory and kernel-cache
 // statistics on top of the CUDA runtime state.
+#include <chrono>
 #include <cstdlib>
 
 #include "backend/backend.hpp"
@@ -191,9 +192,11 @@ MemoryStats memory_stats(int device) {
         s.num_retries = d.num_retries;
     }
     s.reserved = reserved_bytes(d);
-    uint64_t high = 0;
-    api().cuMemPoolGetAttribute(d.pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &high);
-    s.peak_reserved = size_t(high);
+    {
+        std::lock_guard lk(d.mem_mu);
+        d.peak_reserved = std::max(d.peak_reserved, s.reserved);
+        s.peak_reserved = d.peak_reserved;
+    }
     check(api().cuMemGetInfo(&s.device_free, &s.device_total), "cuMemGetInfo");
     return s;
 }
@@ -207,7 +210,7 @@ void empty_cache(int device) {
     }
     // Frees queued on streams complete first, so their memory is returned too.
     check(api().cuCtxSynchronize(), "cuCtxSynchronize");
-    check(api().cuMemPoolTrimTo(d.pool, 0), "cuMemPoolTrimTo");
+    trim_pools(d);
 }
 
 void set_memory_limit(size_t bytes, int device) {
@@ -218,12 +221,10 @@ void set_memory_limit(size_t bytes, int device) {
 
 void reset_peak_memory_stats(int device) {
     DeviceState& d = state(device);
-    {
-        std::lock_guard lk(d.mem_mu);
-        d.peak_allocated = d.allocated;
-    }
-    uint64_t zero = 0;
-    api().cuMemPoolSetAttribute(d.pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &zero);
+    const size_t reserved = reserved_bytes(d);
+    std::lock_guard lk(d.mem_mu);
+    d.peak_allocated = d.allocated;
+    d.peak_reserved = reserved;
 }
 
 // ---- kernel cache ---------------------------------------------------------------------------
@@ -282,6 +283,38 @@ void launch_faulting_kernel(int device) {
     void* p = nullptr;
     void* args[] = {&p};
     launch(d, f, 1, 1, args, "_launch_faulting_kernel");
+}
+
+double bare_launch_seconds(int calls, int device) {
+    DeviceState& d = state(device);
+    CUfunction f = kernel(d, KernelKey{0xba4e, 0}, [] {
+        KernelSource s;
+        s.name = "ember_bare_add";
+        s.program.name = "ember_bare_add.cu";
+        s.program.source =
+            "extern \"C\" __global__ void ember_bare_add(float* o, const float* a, unsigned n) {\n"
+            "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    if (i < n) o[i] = a[i] + a[i];\n"
+            "}\n";
+        return s;
+    });
+    void* p = gpu::allocate(d, sizeof(float));
+    struct Free {
+        DeviceState& d;
+        void* p;
+        ~Free() { gpu::deallocate(d, p); }
+    } guard{d, p};
+    unsigned n = 1;
+    void* args[] = {&p, &p, &n};
+    const CUstream s = current_stream(d);
+    const DriverApi& a = api();
+    check(a.cuStreamSynchronize(s), "cuStreamSynchronize");
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i)
+        check(a.cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, 0, s, args, nullptr), "cuLaunchKernel");
+    check(a.cuStreamSynchronize(s), "cuStreamSynchronize");
+    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+    return calls > 0 ? dt.count() / calls : 0.0;
 }
 
 }  // namespace ember::cuda::detail

@@ -245,12 +245,12 @@ __device__ inline long long abs(long long x) { return x < 0 ? -x : x; }
 __device__ inline bool signbit(float x) { return (__float_as_uint(x) >> 31) != 0; }
 __device__ inline bool signbit(double x) { return __double_as_longlong(x) < 0; }
 #endif
-// CUDA's hypot overflows to inf just below the largest finite result (hypot(1, DBL_MAX));
-// halving both operands is exact there and keeps the result finite.
+// CUDA's hypot overflows to inf just below the largest finite result (hypot(1, DBL_MAX)).
+// When it is not finite, r = hypot(x/2, y/2) (halving is exact there): finite operands give 2r,
+// exact, which is inf only when the true result overflows; inf or nan operands give r itself.
 template <class T>
 __device__ inline T hypot_scaled(T x, T y, T r) {
-    if (r - r != T(0) && x - x == T(0) && y - y == T(0)) return T(2) * r;
-    return r;
+    return x - x == T(0) && y - y == T(0) ? T(2) * r : r;
 }
 __device__ inline float hypot(float x, float y) {
     const float r = ::hypotf(x, y);

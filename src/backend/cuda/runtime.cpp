@@ -112,11 +112,14 @@ DeviceState* init_device(int i) {
                          ") does not support stream-ordered memory pools");
     CUmemPoolProps props;
     props.location_id = i;
-    check(a.cuMemPoolCreate(&d->pool, &props), "cuMemPoolCreate");
-    // Keep freed memory in the pool (returned by empty_cache or under memory pressure).
-    uint64_t keep = std::numeric_limits<uint64_t>::max();
-    check(a.cuMemPoolSetAttribute(d->pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep),
-          "cuMemPoolSetAttribute");
+    for (CUmemoryPool* pool : {&d->small_pool, &d->large_pool}) {
+        check(a.cuMemPoolCreate(pool, &props), "cuMemPoolCreate");
+        // Keep freed memory in the pool (returned by empty_cache, when fragmented, or under
+        // memory pressure).
+        uint64_t keep = std::numeric_limits<uint64_t>::max();
+        check(a.cuMemPoolSetAttribute(*pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep),
+              "cuMemPoolSetAttribute");
+    }
     return d;
 }
 
@@ -179,11 +182,19 @@ void launch(DeviceState& d, CUfunction f, unsigned grid_x, unsigned grid_y, void
 // ---- memory -------------------------------------------------------------------------------
 
 size_t reserved_bytes(DeviceState& d) {
-    uint64_t v = 0;
-    if (driver()->cuMemPoolGetAttribute(d.pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &v) !=
-        CUDA_SUCCESS)
-        return 0;
-    return size_t(v);
+    size_t n = 0;
+    for (CUmemoryPool pool : {d.small_pool, d.large_pool}) {
+        uint64_t v = 0;
+        if (driver()->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &v) ==
+            CUDA_SUCCESS)
+            n += size_t(v);
+    }
+    return n;
+}
+
+void trim_pools(DeviceState& d) {
+    for (CUmemoryPool pool : {d.small_pool, d.large_pool})
+        driver()->cuMemPoolTrimTo(pool, 0);
 }
 
 namespace {
@@ -256,18 +267,22 @@ void release_small_blocks(DeviceState& d, CUstream stream) {
     }
 }
 
-// The pool keeps freed memory for reuse, but blocks of mixed sizes fragment it. When a large
-// allocation made the pool grow although it held much more than the live bytes, its unused
-// memory goes back to the driver. Steady reuse (the pool does not grow) never trims.
-void trim_if_fragmented(DeviceState& d, size_t reserved_before) {
+// The pools keep freed memory for reuse, but blocks of mixed sizes fragment them. After the
+// driver gave the pools more memory, when they hold more than 1.2x the peak of live bytes (since
+// the last reset_peak_memory_stats) plus 64 MiB, their unused memory goes back to the driver:
+// a loop that reuses its memory (reserve close to its peak) never trims. Frees that the stream
+// has finished are retired first (cuStreamQuery), so they can be returned too.
+void trim_if_fragmented(DeviceState& d, CUstream s) {
     const size_t reserved = reserved_bytes(d);
-    if (reserved <= reserved_before) return;
-    size_t live;
+    size_t peak;
     {
         std::lock_guard lk(d.mem_mu);
-        live = d.allocated + d.small_cached;
+        d.peak_reserved = std::max(d.peak_reserved, reserved);
+        peak = d.peak_allocated;
     }
-    if (reserved > live + live / 8 + (size_t(32) << 20)) driver()->cuMemPoolTrimTo(d.pool, 0);
+    if (reserved <= peak + peak / 5 + (size_t(64) << 20)) return;
+    driver()->cuStreamQuery(s);
+    trim_pools(d);
 }
 
 void* allocate(DeviceState& d, size_t bytes) {
@@ -295,9 +310,9 @@ void* allocate(DeviceState& d, size_t bytes) {
             }
         }
     }
-    const size_t reserved_before = small ? 0 : reserved_bytes(d);
+    const CUmemoryPool pool = small ? d.small_pool : d.large_pool;
     CUdeviceptr p = 0;
-    CUresult r = a.cuMemAllocFromPoolAsync(&p, request, d.pool, s);
+    CUresult r = a.cuMemAllocFromPoolAsync(&p, request, pool, s);
     bool retried = false;
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
         // Memory freed on other streams becomes reusable once their work is done; give the
@@ -307,8 +322,8 @@ void* allocate(DeviceState& d, size_t bytes) {
             release_small_blocks(d);
         }
         a.cuCtxSynchronize();
-        a.cuMemPoolTrimTo(d.pool, 0);
-        r = a.cuMemAllocFromPoolAsync(&p, request, d.pool, s);
+        trim_pools(d);
+        r = a.cuMemAllocFromPoolAsync(&p, request, pool, s);
         retried = true;
     }
     if (r == CUDA_ERROR_OUT_OF_MEMORY) out_of_memory(d, bytes, "after emptying the cache");
@@ -318,7 +333,7 @@ void* allocate(DeviceState& d, size_t bytes) {
         record(d, uintptr_t(p), bytes, s, small ? request : 0);
         if (retried) ++d.num_retries;
     }
-    if (!small) trim_if_fragmented(d, reserved_before);
+    trim_if_fragmented(d, s);
     return reinterpret_cast<void*>(uintptr_t(p));
 }
 

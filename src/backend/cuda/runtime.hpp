@@ -68,8 +68,10 @@ struct DeviceState {
     unsigned max_blocks = 0;  // 256-thread blocks resident at once: one wave of a grid-stride loop
     CUstream stream = nullptr;  // ember's default (non-blocking) stream
 
-    // Memory pool and statistics.
-    CUmemoryPool pool = nullptr;
+    // Memory pools and statistics. Small blocks (<= small_block_max) and large ones come from
+    // separate pools: a small block left live inside a large block's chunk would keep the whole
+    // chunk reserved, so mixing them fragments the pool (see trim_if_fragmented).
+    CUmemoryPool small_pool = nullptr, large_pool = nullptr;
     std::mutex mem_mu;
     std::unordered_map<uintptr_t, Block> live;
     std::vector<StreamBlocks> small;  // cached small blocks per stream
@@ -120,6 +122,8 @@ inline unsigned grid_for(const DeviceState& d, int64_t work) {
 void* allocate(DeviceState& d, size_t bytes);
 void deallocate(DeviceState& d, void* p) noexcept;
 size_t reserved_bytes(DeviceState& d);
+// Returns the unused memory of both pools to the driver (frees the streams have not reached stay).
+void trim_pools(DeviceState& d);
 // Returns every cached small block to the pool (before trimming it, or when `stream` goes away:
 // then only that stream's blocks). Needs d.mem_mu held.
 void release_small_blocks(DeviceState& d, CUstream stream = nullptr);
