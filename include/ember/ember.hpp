@@ -9,6 +9,7 @@
 #include "ember/half.hpp"
 #include "ember/ops.hpp"
 #include "ember/optable.hpp"
+#include "ember/random.hpp"
 #include "ember/shape.hpp"
 #include "ember/storage.hpp"
 

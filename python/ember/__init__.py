@@ -64,7 +64,7 @@ from ._core import (
 )
 from ._creation import empty_like, full_like, ones_like, zeros_like
 from ._dtypes import can_cast, finfo, iinfo, isdtype, result_type
-from . import cuda
+from . import cuda, random
 
 __version__ = _core.__version__
 

@@ -13,6 +13,8 @@
 #include "ember/dtype.hpp"
 #include "ember/optable.hpp"
 #include "ember/shape.hpp"
+#include "ops/random.hpp"
+#include "ops/scalar.hpp"
 
 namespace ember::backend {
 
@@ -69,6 +71,10 @@ public:
     // ops[0] (int64, stride 0 along exactly one dim) <- index of the first extremum of ops[1]
     // along that dim (NaN counts as the extremum, like NumPy).
     virtual void arg_reduce(ArgReduceOp op, const Loop& loop) = 0;
+    // `n` contiguous elements of `dtype` at `out` <- draws of `p` (src/ops/random.hpp): the same
+    // values on every backend. Real distributions write floating dtypes, integer ones integer
+    // dtypes (or bool), raw bits uint32/uint64; the front-end checks the pairing.
+    virtual void random(const rng::Params& p, void* out, DType dtype, int64_t n, int device) = 0;
 };
 
 // The backend for a device type, or nullptr when it is not available in this process.

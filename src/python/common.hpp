@@ -41,7 +41,10 @@ Axes to_axes(nb::handle h, const char* who);                       // None, int 
 // A new shape for `a`: an int or sequence of ints, one of which may be -1 (inferred).
 Shape reshape_shape(const Array& a, nb::handle h, const char* who);
 std::optional<Device> to_device(nb::handle h, const char* who);  // None, str or Device
-nb::object scalar_to_python(const Scalar& s);                    // bool/int/float/complex
+inline Device dev_or_default(nb::handle h, const char* who) {
+    return to_device(h, who).value_or(default_device());
+}
+nb::object scalar_to_python(const Scalar& s);  // bool/int/float/complex
 
 // asarray for ndarrays, Python scalars and objects with the buffer protocol or DLPack
 // (`writable` says whether their memory may be shared for writing; otherwise it is copied).
@@ -78,5 +81,6 @@ inline Array run_map(ops::OpId op, std::span<const Operand> xs) { return map(op,
 void bind_array(nb::module_& m);
 void bind_functions(nb::module_& m);
 void bind_cuda(nb::module_& m);
+void bind_random(nb::module_& m);
 
 }  // namespace ember::python

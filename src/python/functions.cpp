@@ -18,10 +18,6 @@ Operand operand(nb::handle h, const char* who) {
     return o;
 }
 
-Device dev_or_default(nb::handle h, const char* who) {
-    return to_device(h, who).value_or(default_device());
-}
-
 void bind_elementwise(nb::module_& m) {
     for (int i = 0; i < ops::num_ops; ++i) {
         const ops::OpInfo& oi = ops::op_infos[i];

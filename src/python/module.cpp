@@ -200,6 +200,7 @@ NB_MODULE(_core, m) {
     bind_array(m);
     bind_functions(m);
     bind_cuda(m);
+    bind_random(m);
 
     m.attr("__version__") = ember::version;
     m.def("device_count",

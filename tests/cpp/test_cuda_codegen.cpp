@@ -149,6 +149,7 @@ TEST(CudaCodegen, SnapshotsOfTheOtherFamilies) {
         {"iota_f64.cu", gpu::iota_program(DType::float64, false).source},
         {"reduce_sum_f32_pass1.cu", gpu::reduce_program(r).source},
         {"reduce_sum_f32_pass2.cu", gpu::reduce_program(f).source},
+        {"random_real_f32.cu", gpu::random_program(gpu::RandomFamily::real, DType::float32).source},
     };
     const char* u = std::getenv("EMBER_UPDATE_SNAPSHOTS");
     for (const auto& [file, src] : cases) {
@@ -248,6 +249,7 @@ TEST(CudaCodegen, OtherFamiliesCompileForSm90) {
     auto add = [&](gpu::Program p) {
         if (!programs.empty() && programs.back().source.size() < 400000 &&
             programs.back().headers.size() == p.headers.size() &&
+            programs.back().headers.back().first == p.headers.back().first &&
             (programs.back().source.find("EMBER_DEVICE_COMPLEX") == std::string::npos) ==
                 (p.source.find("EMBER_DEVICE_COMPLEX") == std::string::npos)) {
             programs.back().source += p.source.substr(p.source.find("\n\n"));
@@ -278,6 +280,20 @@ TEST(CudaCodegen, OtherFamiliesCompileForSm90) {
         add(gpu::copy_program(f));
         add(gpu::iota_program(DType(a), false));
         count += 2;
+    }
+    for (int t = 0; t < num_dtypes; ++t) {
+        const DType d = DType(t);
+        const Kind kd = kind(d);
+        using gpu::RandomFamily;
+        if (d == DType::uint32 || d == DType::uint64)
+            add(gpu::random_program(RandomFamily::bits, d));
+        if (kd == Kind::floating) {
+            add(gpu::random_program(RandomFamily::real, d));
+            add(gpu::random_program(RandomFamily::streamed_real, d));
+        }
+        if (kd != Kind::floating && kd != Kind::complex)
+            add(gpu::random_program(RandomFamily::streamed_int, d));
+        ++count;
     }
     using gpu::ReduceKind;
     for (int t = 0; t < num_dtypes; ++t) {
@@ -349,7 +365,7 @@ TEST(CudaCodegen, OtherFamiliesCompileForSm90) {
         threads.emplace_back(worker);
     for (auto& th : threads)
         th.join();
-    std::printf("compiled %d copy/fill/iota/reduce kernels in %zu programs\n", count,
+    std::printf("compiled %d copy/fill/iota/random/reduce kernels in %zu programs\n", count,
                 programs.size());
     for (const auto& f : failures)
         ADD_FAILURE() << f.substr(0, 300) << "\n...\n"

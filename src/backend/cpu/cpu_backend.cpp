@@ -272,6 +272,58 @@ public:
         });
     }
 
+    void random(const rng::Params& p, void* out, DType t, int64_t n, int) override {
+        if (n <= 0) return;
+        char* dst = static_cast<char*>(out);
+        visit_dtype(t, [&](auto tag) {
+            using T = decltype(tag);
+            if constexpr (is_cplx<T>::value) {
+                throw TypeError("ember.random: complex dtypes are not supported");
+            } else if (rng::is_packed(p.dist)) {
+                // Each block yields V consecutive elements (the last block may be cut short).
+                const int v = rng::per_block(int(sizeof(T)));
+                const int64_t blocks = (n + v - 1) / v;
+                parallel_range(blocks, grain / 4, [&](int64_t b, int64_t e) {
+                    for (int64_t k = b; k < e; ++k) {
+                        T vals[4];
+                        if constexpr (std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t>) {
+                            if (p.dist == rng::Dist::bits) {
+                                rng::packed_bits(p, uint64_t(k), vals);
+                            } else {
+                                throw TypeError("ember.random: integer output for a real draw");
+                            }
+                        } else if constexpr (std::is_floating_point_v<T> || is_half_v<T>) {
+                            using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+                            C c[4];
+                            rng::packed_real(p, uint64_t(k), c);
+                            for (int j = 0; j < v; ++j)
+                                vals[j] = convert<T>(c[j]);
+                        } else {
+                            throw TypeError("ember.random: unsupported dtype for a packed draw");
+                        }
+                        const int64_t m = std::min<int64_t>(v, n - k * v);
+                        std::memcpy(dst + k * v * int64_t(sizeof(T)), vals, size_t(m) * sizeof(T));
+                    }
+                });
+            } else {
+                parallel_range(n, grain / 16, [&](int64_t b, int64_t e) {
+                    for (int64_t i = b; i < e; ++i) {
+                        T v;
+                        if (p.dist == rng::Dist::gamma || p.dist == rng::Dist::beta)
+                            v = convert<T>(rng::streamed_real(p, uint64_t(i)));
+                        else if constexpr (std::is_same_v<T, bool>)
+                            v = rng::streamed_int(p, uint64_t(i)) != 0;
+                        else if constexpr (std::is_integral_v<T>)
+                            v = T(rng::streamed_int(p, uint64_t(i)));
+                        else
+                            v = convert<T>(int64_t(rng::streamed_int(p, uint64_t(i))));
+                        std::memcpy(dst + i * int64_t(sizeof(T)), &v, sizeof(T));
+                    }
+                });
+            }
+        });
+    }
+
     void map(ops::OpId op, DType compute, const backend::Loop& l) override {
         LoopFn fn = map_table[int(op)][int(compute)];
         if (!fn)

@@ -10,6 +10,7 @@
 #include "backend/cuda/nvrtc.hpp"
 #include "ember/dtype.hpp"
 #include "ember/optable.hpp"
+#include "ops/random.hpp"
 
 namespace ember::gpu {
 
@@ -106,6 +107,14 @@ Program copy_program(const CopyKernel& k);
 std::string iota_kernel_name(DType out, bool index64);
 std::string iota_kernel_text(DType out, bool index64);
 Program iota_program(DType out, bool index64);
+
+// Random fills (src/ops/random.hpp): one kernel per family and output dtype, the distribution and
+// its parameters are arguments. Packed families write one Philox block per thread and loop.
+enum class RandomFamily : uint8_t { bits, real, streamed_real, streamed_int };
+RandomFamily random_family(rng::Dist d, DType out);
+std::string random_kernel_name(RandomFamily f, DType out);
+std::string random_kernel_text(RandomFamily f, DType out);
+Program random_program(RandomFamily f, DType out);
 std::string reduce_kernel_name(const ReduceKernel& k);
 std::string reduce_kernel_text(const ReduceKernel& k);
 Program reduce_program(const ReduceKernel& k);

@@ -19,7 +19,7 @@ using backend::Loop;
 constexpr int64_t i32_limit = int64_t(1) << 31;
 
 // Key packing: 4 bits of family, then the family's fields.
-enum Family : uint64_t { fam_map = 1, fam_copy = 2, fam_iota = 3, fam_reduce = 4 };
+enum Family : uint64_t { fam_map = 1, fam_copy = 2, fam_iota = 3, fam_reduce = 4, fam_random = 5 };
 
 struct KeyBuilder {
     KernelKey k;
@@ -295,6 +295,26 @@ public:
         }
         a.add(i64 ? static_cast<void*>(&n64) : static_cast<void*>(&n32));
         launch(d, f, grid_for(d, n), 1, a.ptrs, "arange");
+    }
+
+    void random(const rng::Params& p, void* out, DType t, int64_t n, int dev) override {
+        if (n <= 0) return;
+        DeviceState& d = device(dev);
+        const RandomFamily fam = random_family(p.dist, t);
+        const KernelKey key =
+            KeyBuilder().put(fam_random, 4).put(uint64_t(fam), 4).put(uint64_t(t), 4).k;
+        CUfunction f = kernel(d, key, [&] {
+            return KernelSource{random_program(fam, t), random_kernel_name(fam, t)};
+        });
+        const bool packed = fam == RandomFamily::bits || fam == RandomFamily::real;
+        const int64_t items =
+            packed ? (n + rng::per_block(int(itemsize(t))) - 1) / rng::per_block(int(itemsize(t)))
+                   : n;
+        rng::Params params = p;
+        unsigned long long count = (unsigned long long)n;
+        void* ptr = out;
+        void* args[] = {&ptr, &params, &count};
+        launch(d, f, grid_for(d, items), 1, args, "random");
     }
 
     void map(ops::OpId op, DType compute, const Loop& l) override {

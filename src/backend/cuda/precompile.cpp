@@ -65,6 +65,15 @@ std::vector<KernelSource> common_kernels() {
     }
     for (int t = 0; t < num_dtypes; ++t)
         out.push_back({iota_program(DType(t), false), iota_kernel_name(DType(t), false)});
+    // Random draws: raw words, and uniform/normal floats (the rest compile on first use).
+    for (DType t : {DType::uint32, DType::uint64})
+        out.push_back(
+            {random_program(RandomFamily::bits, t), random_kernel_name(RandomFamily::bits, t)});
+    for (DType t : {DType::float16, DType::bfloat16, DType::float32, DType::float64})
+        out.push_back(
+            {random_program(RandomFamily::real, t), random_kernel_name(RandomFamily::real, t)});
+    out.push_back({random_program(RandomFamily::streamed_int, DType::int64),
+                   random_kernel_name(RandomFamily::streamed_int, DType::int64)});
     return out;
 }
 
