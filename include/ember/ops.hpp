@@ -155,6 +155,13 @@ inline Array operator<<(const Operand& a, const Operand& b) { return bitwise_lef
 inline Array operator>>(const Operand& a, const Operand& b) { return bitwise_right_shift(a, b); }
 inline Array operator-(const Array& a) { return negative(a); }
 inline Array operator~(const Array& a) { return bitwise_invert(a); }
+// NumPy's matmul: 1-D operands, broadcast batch dimensions, promotion of the two dtypes.
+Array matmul(const Array& a, const Array& b);
+// float32 matmul on GPUs: "highest" keeps full float32 products; "high" allows TF32 tensor cores.
+enum class MatmulPrecision : uint8_t { highest, high };
+void set_matmul_precision(MatmulPrecision p);
+MatmulPrecision matmul_precision();
+
 Array& operator+=(Array& a, const Operand& b);
 Array& operator-=(Array& a, const Operand& b);
 Array& operator*=(Array& a, const Operand& b);

@@ -64,7 +64,21 @@ from ._core import (
 )
 from ._creation import empty_like, full_like, ones_like, zeros_like
 from ._dtypes import can_cast, finfo, iinfo, isdtype, result_type
-from . import cuda, random
+from ._core import matmul
+from ._linalg import (
+    diagonal,
+    dot,
+    get_matmul_precision,
+    inner,
+    kron,
+    outer,
+    set_matmul_precision,
+    tensordot,
+    trace,
+    vdot,
+    vecdot,
+)
+from . import cuda, linalg, random
 
 __version__ = _core.__version__
 
@@ -103,6 +117,20 @@ nan = float("nan")
 newaxis = None
 
 __all__ = [
+    "diagonal",
+    "dot",
+    "get_matmul_precision",
+    "inner",
+    "kron",
+    "linalg",
+    "matmul",
+    "outer",
+    "random",
+    "set_matmul_precision",
+    "tensordot",
+    "trace",
+    "vdot",
+    "vecdot",
     "AxisError",
     "CompileError",
     "Device",

@@ -41,6 +41,21 @@ struct Loop {
     }
 };
 
+// A batched matrix product C[i] = A[i] @ B[i] over the batch shape, all operands of `dtype`.
+// Operand 0 is C (row-major, leading dimension ld[0]), 1 is A (m x k), 2 is B (k x n); A and B
+// are row-major with leading dimension ld[], or transposed (column-major) where trans[] is set,
+// as BLAS takes them. Batch strides are in elements; 0 broadcasts. k >= 1.
+struct MatmulLoop {
+    int device = 0;
+    DType dtype = DType::float32;
+    int64_t m = 0, n = 0, k = 0;
+    Dims batch;
+    Dims batch_strides[3];
+    char* data[3] = {};
+    int64_t ld[3] = {};
+    bool trans[3] = {};  // trans[0] is always false
+};
+
 enum class ReduceOp : uint8_t { sum, prod, max, min, any, all };
 enum class ArgReduceOp : uint8_t { argmax, argmin };
 
@@ -75,6 +90,9 @@ public:
     // values on every backend. Real distributions write floating dtypes, integer ones integer
     // dtypes (or bool), raw bits uint32/uint64; the front-end checks the pairing.
     virtual void random(const rng::Params& p, void* out, DType dtype, int64_t n, int device) = 0;
+    // Batched matrix products (BLAS on the CPU, cuBLAS on the GPU; integer and bool dtypes by
+    // the backend's own loops). Precision: see set_matmul_precision in ember/ops.hpp.
+    virtual void matmul(const MatmulLoop& loop) = 0;
 };
 
 // The backend for a device type, or nullptr when it is not available in this process.

@@ -226,6 +226,24 @@ PyObject* slot_unary(PyObject* a) noexcept {
         return nullptr;
     }
 }
+PyObject* slot_matmul(PyObject* a, PyObject* b) noexcept {
+    try {
+        const bool left = is_ndarray(a);
+        Operand o = Operand(false);
+        if (!to_operand(left ? b : a, o, false, "ember.matmul"))
+            return nb::borrow(Py_NotImplemented).release().ptr();
+        if (o.is_scalar)
+            throw ValueError("ember.matmul: Input operand " + std::string(left ? "1" : "0") +
+                             " does not have enough dimensions (a scalar; use multiply)");
+        const Array& x = as_array(left ? a : b);
+        const Array& y = o.array();
+        const int64_t n = std::max(x.size(), y.size());
+        return wrap(heavy(n, [&] { return left ? matmul(x, y) : matmul(y, x); })).release().ptr();
+    } catch (...) {
+        set_python_error(std::current_exception());
+        return nullptr;
+    }
+}
 PyObject* slot_power(PyObject* a, PyObject* b, PyObject* mod) noexcept {
     if (mod != Py_None) {
         PyErr_SetString(PyExc_TypeError, "ember: pow() with a modulus is not supported");
@@ -297,6 +315,7 @@ PyType_Slot array_slots[] = {
     {Py_bf_getbuffer, (void*)getbuffer},
     {Py_bf_releasebuffer, (void*)releasebuffer},
     {Py_nb_add, (void*)slot_binary<OpId::add>},
+    {Py_nb_matrix_multiply, (void*)slot_matmul},
     {Py_nb_subtract, (void*)slot_binary<OpId::subtract>},
     {Py_nb_multiply, (void*)slot_binary<OpId::multiply>},
     {Py_nb_true_divide, (void*)slot_binary<OpId::divide>},

@@ -331,6 +331,39 @@ void bind_manipulation(nb::module_& m) {
         "swapaxes", [](const Array& x, int64_t a, int64_t b) { return x.swapaxes(a, b); }, "x"_a,
         "axis1"_a, "axis2"_a, "Interchanges two axes (a view).");
     m.def(
+        "matmul",
+        [](nb::handle a, nb::handle b) {
+            Operand x = operand(a, "ember.matmul"), y = operand(b, "ember.matmul");
+            for (const Operand* o : {&x, &y})
+                if (o->is_scalar)
+                    throw ValueError(
+                        "ember.matmul: operands must be arrays of at least one "
+                        "dimension, got a scalar (use multiply)");
+            const Array& xa = x.array();
+            const Array& ya = y.array();
+            return heavy(std::max(xa.size(), ya.size()), [&] { return matmul(xa, ya); });
+        },
+        "x1"_a, "x2"_a, "Matrix product with NumPy's rules (batched, broadcast, 1-D operands).");
+    m.def(
+        "_set_matmul_precision",
+        [](const std::string& p) {
+            if (p == "highest")
+                set_matmul_precision(MatmulPrecision::highest);
+            else if (p == "high")
+                set_matmul_precision(MatmulPrecision::high);
+            else
+                throw ValueError(
+                    "ember.set_matmul_precision: precision must be 'highest' or "
+                    "'high', got '" +
+                    p + "'");
+        },
+        "precision"_a);
+    m.def("_get_matmul_precision",
+          [] { return matmul_precision() == MatmulPrecision::high ? "high" : "highest"; });
+    m.def(
+        "_diagonal_view", [](const Array& x, int64_t k) { return x.diagonal_view(k); }, "x"_a,
+        "k"_a, "The k-th diagonal of the last two axes (a view).");
+    m.def(
         "matrix_transpose",
         [](const Array& x) {
             if (x.ndim() < 2)

@@ -291,8 +291,10 @@ TEST(CudaCodegen, OtherFamiliesCompileForSm90) {
             add(gpu::random_program(RandomFamily::real, d));
             add(gpu::random_program(RandomFamily::streamed_real, d));
         }
-        if (kd != Kind::floating && kd != Kind::complex)
+        if (kd != Kind::floating && kd != Kind::complex) {
             add(gpu::random_program(RandomFamily::streamed_int, d));
+            add(gpu::int_matmul_program(d));
+        }
         ++count;
     }
     using gpu::ReduceKind;
@@ -365,7 +367,7 @@ TEST(CudaCodegen, OtherFamiliesCompileForSm90) {
         threads.emplace_back(worker);
     for (auto& th : threads)
         th.join();
-    std::printf("compiled %d copy/fill/iota/random/reduce kernels in %zu programs\n", count,
+    std::printf("compiled %d copy/fill/iota/random/matmul/reduce kernels in %zu programs\n", count,
                 programs.size());
     for (const auto& f : failures)
         ADD_FAILURE() << f.substr(0, 300) << "\n...\n"

@@ -11,6 +11,7 @@ import numpy as np
 N = 10**7  # elements in the large 1-D operands
 SIDE = 3162  # SIDE * SIDE = 9_998_244, the 2-D view of a 1-D operand
 T_SIDE = 4096  # the transposed copy
+MM = 2048  # the matmul side
 
 F32 = np.float32
 
@@ -173,6 +174,20 @@ def cases() -> list[Case]:
             lambda lib, x: lib.transpose_copy(x),
             2 * f4 * T_SIDE * T_SIDE,
             1.0,
+        )
+    )
+    # matmul 2048^3 float32 through the BLAS NumPy brings: >= 0.9x NumPy's GFLOP/s.
+    ma, mb = Input((MM, MM), seed=6), Input((MM, MM), seed=7)
+    out.append(
+        Case(
+            "a @ b",
+            f"{MM}^3 float32",
+            (ma, mb),
+            lambda lib, x, y: x @ y,
+            None,
+            1.11,  # time ratio: >= 0.9x NumPy GFLOP/s
+            close(1e-3, 1e-3),
+            note=f"{2 * MM**3 / 1e9:.1f} GFLOP per call",
         )
     )
     # Extras: no targets, for the record.

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "backend/cpu/blas.hpp"
 #include "backend/cpu/cpu.hpp"
 #include "backend/cpu/reduce.hpp"
 #include "backend/cpu/thread_pool.hpp"
@@ -158,6 +159,79 @@ private:
     std::vector<Block> blocks_;
     size_t held_ = 0, budget_ = 0;
 };
+
+// Element (i, j) of a BLAS-layout operand: row-major with leading dimension ld, or transposed.
+inline int64_t at(bool trans, int64_t ld, int64_t i, int64_t j) {
+    return trans ? j * ld + i : i * ld + j;
+}
+
+// One product of a MatmulLoop: BLAS for float32/64 and the complex types, BLAS in float32 for the
+// 16-bit floats (converted on the way), own loops (wrapping like NumPy) for integers and bool.
+void one_matmul(const backend::MatmulLoop& l, char* c, const char* a, const char* b) {
+    const int64_t m = l.m, n = l.n, k = l.k;
+    const DType t = l.dtype;
+    switch (t) {
+        case DType::float32:
+        case DType::float64:
+        case DType::complex64:
+        case DType::complex128:
+            gemm(t, l.trans[1], l.trans[2], m, n, k, a, l.ld[1], b, l.ld[2], c, l.ld[0]);
+            return;
+        default:
+            break;
+    }
+    visit_dtype(t, [&](auto tag) {
+        using T = decltype(tag);
+        const T* A = reinterpret_cast<const T*>(a);
+        const T* B = reinterpret_cast<const T*>(b);
+        T* C = reinterpret_cast<T*>(c);
+        if constexpr (is_half_v<T>) {
+            std::vector<float> fa(size_t(m * k)), fb(size_t(k * n)), fc(size_t(m * n));
+            for (int64_t i = 0; i < m; ++i)
+                for (int64_t p = 0; p < k; ++p)
+                    fa[size_t(i * k + p)] = float(A[at(l.trans[1], l.ld[1], i, p)]);
+            for (int64_t p = 0; p < k; ++p)
+                for (int64_t j = 0; j < n; ++j)
+                    fb[size_t(p * n + j)] = float(B[at(l.trans[2], l.ld[2], p, j)]);
+            gemm(DType::float32, false, false, m, n, k, fa.data(), k, fb.data(), n, fc.data(), n);
+            for (int64_t i = 0; i < m; ++i)
+                for (int64_t j = 0; j < n; ++j)
+                    C[i * l.ld[0] + j] = T(fc[size_t(i * n + j)]);
+        } else if constexpr (std::is_same_v<T, bool>) {
+            parallel_range(m, std::max<int64_t>(1, grain / std::max<int64_t>(1, n * k)),
+                           [&](int64_t lo, int64_t hi) {
+                               for (int64_t i = lo; i < hi; ++i)
+                                   for (int64_t j = 0; j < n; ++j) {
+                                       bool v = false;
+                                       for (int64_t p = 0; p < k && !v; ++p)
+                                           v = A[at(l.trans[1], l.ld[1], i, p)] &&
+                                               B[at(l.trans[2], l.ld[2], p, j)];
+                                       C[i * l.ld[0] + j] = v;
+                                   }
+                           });
+        } else if constexpr (std::is_integral_v<T>) {
+            // Accumulated modulo 2^64, then truncated: NumPy's wrap-around in the dtype.
+            parallel_range(
+                m, std::max<int64_t>(1, grain / std::max<int64_t>(1, n * k)),
+                [&](int64_t lo, int64_t hi) {
+                    std::vector<uint64_t> row(static_cast<size_t>(n));
+                    for (int64_t i = lo; i < hi; ++i) {
+                        std::fill(row.begin(), row.end(), 0);
+                        for (int64_t p = 0; p < k; ++p) {
+                            const uint64_t x = uint64_t(int64_t(A[at(l.trans[1], l.ld[1], i, p)]));
+                            for (int64_t j = 0; j < n; ++j)
+                                row[size_t(j)] +=
+                                    x * uint64_t(int64_t(B[at(l.trans[2], l.ld[2], p, j)]));
+                        }
+                        for (int64_t j = 0; j < n; ++j)
+                            C[i * l.ld[0] + j] = T(row[size_t(j)]);
+                    }
+                });
+        } else {
+            throw TypeError("ember.matmul: no CPU loop for dtype " + std::string(name(t)));
+        }
+    });
+}
 
 class CpuBackend final : public backend::Backend {
 public:
@@ -322,6 +396,30 @@ public:
                 });
             }
         });
+    }
+
+    void matmul(const backend::MatmulLoop& l) override {
+        const DType t = l.dtype;
+        const int64_t isz = itemsize(t);
+        const int nb = int(l.batch.size());
+        int64_t count = 1;
+        for (int64_t e : l.batch)
+            count *= e;
+        int64_t idx[max_ndim] = {};
+        for (int64_t bi = 0; bi < count; ++bi) {
+            const char* p[3];
+            for (int o = 0; o < 3; ++o) {
+                int64_t off = 0;
+                for (int d = 0; d < nb; ++d)
+                    off += idx[d] * l.batch_strides[o][d];
+                p[o] = l.data[o] + off * isz;
+            }
+            one_matmul(l, const_cast<char*>(p[0]), p[1], p[2]);
+            for (int d = nb - 1; d >= 0; --d) {
+                if (++idx[d] < l.batch[d]) break;
+                idx[d] = 0;
+            }
+        }
     }
 
     void map(ops::OpId op, DType compute, const backend::Loop& l) override {

@@ -115,6 +115,11 @@ RandomFamily random_family(rng::Dist d, DType out);
 std::string random_kernel_name(RandomFamily f, DType out);
 std::string random_kernel_text(RandomFamily f, DType out);
 Program random_program(RandomFamily f, DType out);
+
+// Integer and bool matrix products (cuBLAS has none): one thread per output element, sums
+// modulo 2^64 then truncated (NumPy's wrap-around), bool as OR of ANDs.
+std::string int_matmul_kernel_name(DType t);
+Program int_matmul_program(DType t);
 std::string reduce_kernel_name(const ReduceKernel& k);
 std::string reduce_kernel_text(const ReduceKernel& k);
 Program reduce_program(const ReduceKernel& k);

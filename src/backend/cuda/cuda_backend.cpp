@@ -8,6 +8,7 @@
 #include "backend/backend.hpp"
 #include "backend/cpu/thread_pool.hpp"
 #include "backend/cuda/codegen.hpp"
+#include "backend/cuda/cublas.hpp"
 #include "backend/cuda/runtime.hpp"
 #include "ember/error.hpp"
 
@@ -19,7 +20,14 @@ using backend::Loop;
 constexpr int64_t i32_limit = int64_t(1) << 31;
 
 // Key packing: 4 bits of family, then the family's fields.
-enum Family : uint64_t { fam_map = 1, fam_copy = 2, fam_iota = 3, fam_reduce = 4, fam_random = 5 };
+enum Family : uint64_t {
+    fam_map = 1,
+    fam_copy = 2,
+    fam_iota = 3,
+    fam_reduce = 4,
+    fam_random = 5,
+    fam_matmul = 6
+};
 
 struct KeyBuilder {
     KernelKey k;
@@ -315,6 +323,44 @@ public:
         void* ptr = out;
         void* args[] = {&ptr, &params, &count};
         launch(d, f, grid_for(d, items), 1, args, "random");
+    }
+
+    void matmul(const backend::MatmulLoop& l) override {
+        DeviceState& d = device(l.device);
+        const Kind kd = kind(l.dtype);
+        if (kd == Kind::floating || kd == Kind::complex) {
+            cublas_matmul(d, l);
+            after_async(d, "matmul");
+            return;
+        }
+        const DType t = l.dtype;
+        const KernelKey key = KeyBuilder().put(fam_matmul, 4).put(uint64_t(t), 4).k;
+        CUfunction f = kernel(d, key, [&] {
+            return KernelSource{int_matmul_program(t), int_matmul_kernel_name(t)};
+        });
+        const int64_t isz = itemsize(t);
+        const int nb = int(l.batch.size());
+        int64_t count = 1;
+        for (int64_t e : l.batch)
+            count *= e;
+        int64_t idx[max_ndim] = {};
+        long long m = l.m, n = l.n, k = l.k, lda = l.ld[1], ldb = l.ld[2], ldc = l.ld[0];
+        int ta = l.trans[1], tb = l.trans[2];
+        for (int64_t bi = 0; bi < count; ++bi) {
+            void* p[3];
+            for (int o = 0; o < 3; ++o) {
+                int64_t off = 0;
+                for (int dd = 0; dd < nb; ++dd)
+                    off += idx[dd] * l.batch_strides[o][dd];
+                p[o] = l.data[o] + off * isz;
+            }
+            void* args[] = {&p[0], &p[1], &p[2], &m, &n, &k, &lda, &ldb, &ldc, &ta, &tb};
+            launch(d, f, grid_for(d, m * n), 1, args, "matmul");
+            for (int dd = nb - 1; dd >= 0; --dd) {
+                if (++idx[dd] < l.batch[dd]) break;
+                idx[dd] = 0;
+            }
+        }
     }
 
     void map(ops::OpId op, DType compute, const Loop& l) override {
