@@ -1007,6 +1007,10 @@ def main(*, quick: bool = False, json_path: str | None = None) -> int:
 
     _section(rows, "bandwidth", bandwidth)
     _section(rows, "host overhead", lambda: host_overhead_cases(libs, plan, _log))
+    from . import _gpu_numeric
+
+    _section(rows, "matmul", lambda: _gpu_numeric.matmul_cases(libs, plan, _log))
+    _section(rows, "random", lambda: _gpu_numeric.random_cases(libs, plan, _log))
     rows += first_rows
     _section(rows, "host <-> device", lambda: transfer_cases(libs, plan, host, _log))
     host.clear()  # 2 GiB of host memory the memory cases do not need

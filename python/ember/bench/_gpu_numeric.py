@@ -1,0 +1,192 @@
+"""GPU benchmark cases of the numerical libraries (issue 4's targets): matmul 8192^3 in float32
+at "highest" and "high" (TF32) precision and in bfloat16 (>= 0.98x PyTorch's TFLOP/s), the host
+overhead of a 64x64 float32 matmul (<= PyTorch's), and ``standard_normal(2**28, float32)``
+(>= 85% of the write bandwidth of a fill measured in the same run)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ._gpu import Row, _error, _verdict, fmt_time, time_calls, time_kernels
+
+MM = 8192
+MATMUL_RATIO = 0.98
+RNG_N = 1 << 28
+RNG_FRACTION = 0.85
+
+
+def _set_tf32(lib, on: bool) -> bool:
+    """Sets the library's float32 matmul precision; False when it has no run-time switch."""
+    if lib.name == "ember":
+        lib.xp.set_matmul_precision("high" if on else "highest")
+        return True
+    if lib.name == "torch":
+        lib.xp.backends.cuda.matmul.allow_tf32 = on
+        return True
+    return not on  # CuPy reads CUPY_TF32 at import only
+
+
+def _to_bf16(lib, x):
+    if lib.name == "ember":
+        return x.astype(lib.xp.bfloat16)
+    if lib.name == "torch":
+        return x.to(lib.xp.bfloat16)
+    raise TypeError(f"{lib.name} has no bfloat16 matmul")
+
+
+def _f32(lib, r):
+    if lib.name == "ember":
+        return r.astype(lib.xp.float32)
+    if lib.name == "torch":
+        return r.float()
+    return r.astype(np.float32)
+
+
+def matmul_cases(libs, plan, log) -> list[Row]:
+    rows: list[Row] = []
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((MM, MM), dtype=np.float32)
+    b = rng.standard_normal((MM, MM), dtype=np.float32)
+    want = a[:64] @ b  # the first rows, for the check
+    flop = 2.0 * MM**3
+    slow = dataclasses.replace(plan, rounds=min(plan.rounds, 3), reps=min(plan.reps, 5))
+    for case, tf32, bf16, tol in (
+        ("matmul 8192^3 f32 highest", False, False, 1e-3),
+        ("matmul 8192^3 f32 high (tf32)", True, False, 2e-2),
+        ("matmul 8192^3 bf16", False, True, 5e-2),
+    ):
+        log(case)
+        work, errors = [], {}
+        for lib in libs:
+            try:
+                if not _set_tf32(lib, tf32):
+                    raise TypeError(f"{lib.name} has no run-time TF32 switch")
+                x, y = lib.put(a), lib.put(b)
+                if bf16:
+                    x, y = _to_bf16(lib, x), _to_bf16(lib, y)
+                got = np.asarray(lib.get(_f32(lib, x[:64] @ y)))
+                scale = np.abs(want).max()
+                if not np.allclose(got, want, rtol=tol, atol=tol * scale):
+                    raise ValueError("wrong result")
+                work.append((lib, lambda x=x, y=y: x @ y))
+            except Exception as e:  # reported on the row
+                errors[lib.name] = _error(e)
+        times = time_kernels(work, slow)
+        times.update(errors)
+        for lib in libs:
+            _set_tf32(lib, False)
+        ref = times.get("torch")
+        for lib in libs:
+            t = times.get(lib.name)
+            row = Row(case, lib.name)
+            if lib.name == "ember":
+                row.target = f">= {MATMUL_RATIO}x torch TFLOP/s"
+            if not isinstance(t, float):
+                row.detail = str(t)[:60]
+                row.status = "ERROR" if lib.name == "ember" else ""
+                rows.append(row)
+                continue
+            row.measured = fmt_time(t)
+            row.detail = f"{flop / t / 1e12:.0f} TFLOP/s"
+            row.data.update(time_s=t, tflops=flop / t / 1e12)
+            if isinstance(ref, float) and lib.name != "torch":
+                row.detail += f", {ref / t:.2f}x torch"
+                if lib.name == "ember":
+                    row.status = _verdict(ref / t >= MATMUL_RATIO)
+            rows.append(row)
+        work.clear()
+        for lib in libs:
+            lib.sync()
+            lib.release()
+
+    log("host overhead matmul 64x64")
+    small = rng.standard_normal((64, 64), dtype=np.float32)
+    work, errors = [], {}
+    for lib in libs:
+        try:
+            x = lib.put(small)
+            for _ in range(100):
+                x @ x
+            lib.sync()
+            work.append((lib, lambda x=x: x @ x))
+        except Exception as e:  # reported on the row
+            errors[lib.name] = _error(e)
+    times = time_calls(work, plan)
+    times.update(errors)
+    ref = times.get("torch")
+    for lib in libs:
+        t = times.get(lib.name)
+        row = Row("host overhead matmul 64x64 f32", lib.name)
+        if lib.name == "ember":
+            row.target = "<= torch"
+        if isinstance(t, float):
+            row.measured = f"{fmt_time(t)}/call"
+            row.data["time_s"] = t
+            if lib.name == "ember" and isinstance(ref, float):
+                row.detail = f"{t / ref:.2f}x torch"
+                row.status = _verdict(t <= ref)
+        else:
+            row.detail = str(t)[:60]
+            row.status = "ERROR" if lib.name == "ember" else ""
+        rows.append(row)
+    return rows
+
+
+def _normal(lib, n):
+    if lib.name == "ember":
+        g = lib.__dict__.setdefault("_rng", lib.xp.random.default_rng(1))
+        return lambda: g.standard_normal(n, dtype="float32", device="cuda")
+    if lib.name == "torch":
+        return lambda: lib.xp.randn(n, device="cuda")
+    return lambda: lib.xp.random.standard_normal(n, dtype=np.float32)
+
+
+def _fill(lib, n):
+    x = lib.put(np.zeros(n, dtype=np.float32))
+    if lib.name == "torch":
+        return lambda: x.fill_(1.0)
+    if lib.name == "ember":
+        return lambda: x.__setitem__(Ellipsis, 1.0)
+    return lambda: x.fill(1.0)
+
+
+def random_cases(libs, plan, log) -> list[Row]:
+    log("standard_normal 2^28 f32")
+    nbytes = 4 * RNG_N
+    fills, normals, errors = [], [], {}
+    for lib in libs:
+        try:
+            fills.append((lib, _fill(lib, RNG_N)))
+            normals.append((lib, _normal(lib, RNG_N)))
+        except Exception as e:  # reported on the row
+            errors[lib.name] = _error(e)
+    fill_t = time_kernels(fills, plan)
+    best_fill = min((t for t in fill_t.values() if isinstance(t, float)), default=None)
+    times = time_kernels(normals, plan)
+    times.update(errors)
+    rows = []
+    for lib in libs:
+        t = times.get(lib.name)
+        row = Row("standard_normal 2^28 f32", lib.name)
+        if lib.name == "ember":
+            row.target = f">= {RNG_FRACTION:.0%} of fill"
+        if isinstance(t, float):
+            row.measured = fmt_time(t)
+            row.gb_per_s = nbytes / t / 1e9
+            row.data["time_s"] = t
+            if best_fill:
+                frac = best_fill / t
+                row.detail = f"{frac:.1%} of fill ({nbytes / best_fill / 1e9:,.0f} GB/s)"
+                row.data["fill_s"] = best_fill
+                if lib.name == "ember":
+                    row.status = _verdict(frac >= RNG_FRACTION)
+        else:
+            row.detail = str(t)[:60]
+            row.status = "ERROR" if lib.name == "ember" else ""
+        rows.append(row)
+    for lib in libs:
+        lib.sync()
+        lib.release()
+    return rows
