@@ -155,6 +155,10 @@ inline Array operator<<(const Operand& a, const Operand& b) { return bitwise_lef
 inline Array operator>>(const Operand& a, const Operand& b) { return bitwise_right_shift(a, b); }
 inline Array operator-(const Array& a) { return negative(a); }
 inline Array operator~(const Array& a) { return bitwise_invert(a); }
+// NumPy's take: elements of x at integer `indices` along `axis` (of the flattened x without one);
+// negative indices count from the end; out-of-range ones raise IndexError.
+Array take(const Array& x, const Array& indices, std::optional<int64_t> axis = std::nullopt);
+
 // NumPy's matmul: 1-D operands, broadcast batch dimensions, promotion of the two dtypes.
 Array matmul(const Array& a, const Array& b);
 // float32 matmul on GPUs: "highest" keeps full float32 products; "high" allows TF32 tensor cores.

@@ -64,7 +64,7 @@ from ._core import (
 )
 from ._creation import empty_like, full_like, ones_like, zeros_like
 from ._dtypes import can_cast, finfo, iinfo, isdtype, result_type
-from ._core import matmul
+from ._core import matmul, take
 from ._linalg import (
     diagonal,
     dot,
@@ -124,6 +124,7 @@ __all__ = [
     "kron",
     "linalg",
     "matmul",
+    "take",
     "outer",
     "random",
     "set_matmul_precision",

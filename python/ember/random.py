@@ -18,6 +18,7 @@ import os
 import numpy as _np
 
 from . import _core
+from ._array import asnumpy as _asnumpy
 
 _R = _core._random
 _U64 = 1 << 64
@@ -35,6 +36,9 @@ __all__ = [
     "standard_normal",
     "exponential",
     "integers",
+    "permutation",
+    "shuffle",
+    "choice",
 ]
 
 
@@ -209,6 +213,93 @@ class Generator:
             raise TypeError(f"{who}: n must be an int, got {type(n).__name__}")
         return self._g.binomial(int(n), _real(p, who, "p"), _shape(size, who), dtype, device)
 
+    # -- permutations and sampling ---------------------------------------------------------
+    # The order comes from sorting 64-bit keys drawn on the CPU (NumPy's sort, on the host), so
+    # it is the same for every device; the result is then moved to the device and the elements
+    # gathered there. Sampling with weights inverts their CDF on the host.
+
+    def _order(self, n):
+        keys = _np.asarray(_asnumpy(self._g.bits((n,), "uint64", "cpu")))
+        return _np.argsort(keys, kind="stable")
+
+    def permutation(self, x, axis=0, *, device=None):
+        """A permuted range (``x`` an int) or a permuted copy of ``x`` along ``axis``."""
+        from . import asarray, ndarray, take
+
+        if isinstance(x, (numbers.Integral, _np.integer)):
+            n = int(x)
+            if n < 0:
+                raise ValueError(f"ember.random.Generator.permutation: n must be >= 0, got {n}")
+            return asarray(self._order(n).astype(_np.int64), device=device)
+        x = x if isinstance(x, ndarray) else asarray(x, device=device)
+        if x.ndim == 0:
+            raise ValueError("ember.random.Generator.permutation: x must be an int or at least 1-d")
+        ax = axis % x.ndim
+        order = asarray(self._order(x.shape[ax]).astype(_np.int64), device=x.device)
+        return take(x, order, axis=ax)
+
+    def shuffle(self, x, axis=0):
+        """Permutes ``x`` in place along ``axis``."""
+        x[...] = self.permutation(x, axis)
+
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True, *, device=None):
+        """Samples from ``a`` (an int n: range(n)); uniform, or with probabilities ``p``. Samples
+        without replacement always come in random order (``shuffle`` is accepted for NumPy's
+        signature)."""
+        from . import asarray, ndarray, take
+
+        who = "ember.random.Generator.choice"
+        if isinstance(a, (numbers.Integral, _np.integer)):
+            n = int(a)
+            if n <= 0:
+                raise ValueError(f"{who}: a must be a positive int or a non-empty array, got {n}")
+            pop = None
+        else:
+            pop = a if isinstance(a, ndarray) else asarray(a, device=device)
+            if pop.ndim == 0:
+                raise ValueError(f"{who}: a must be 1-dimensional or an integer")
+            n = pop.shape[axis]
+        dev = device if pop is None else pop.device
+        shape = _shape(size, who)
+        k = int(_np.prod(shape)) if shape else 1
+        if p is not None:
+            w = _np.asarray(p, dtype=_np.float64).ravel()
+            if w.shape != (n,):
+                raise ValueError(f"{who}: p must have the same size as a ({n}), got {w.size}")
+            if (w < 0).any() or not _np.isfinite(w).all():
+                raise ValueError(f"{who}: probabilities must be finite and non-negative")
+            if abs(w.sum() - 1) > 1e-8:
+                raise ValueError(f"{who}: probabilities do not sum to 1 (sum {w.sum()!r})")
+        if not replace and k > n:
+            raise ValueError(
+                f"{who}: cannot take a larger sample ({k}) than the population ({n}) "
+                "without replacement"
+            )
+        if replace and p is None:
+            idx = self.integers(0, n, shape, device="cpu")
+            idx = _np.asarray(_asnumpy(idx)).ravel()
+        elif replace:
+            u = _np.asarray(_asnumpy(self._g.uniform(0.0, 1.0, (k,), "float64", "cpu")))
+            cdf = _np.cumsum(w)
+            cdf /= cdf[-1]
+            idx = _np.minimum(_np.searchsorted(cdf, u, side="right"), n - 1)
+        elif p is None:
+            idx = self._order(n)[:k]
+        else:
+            # Weighted sampling without replacement: the k largest of u^(1/w) (Efraimidis-
+            # Spirakis), ordered by their keys.
+            keys = _np.full(n, -_np.inf)
+            draws = _np.asarray(_asnumpy(self._g.uniform(0.0, 1.0, (n,), "float64", "cpu")))
+            pos = w > 0
+            if pos.sum() < k:
+                raise ValueError(f"{who}: fewer non-zero probabilities than the sample size")
+            keys[pos] = _np.log(draws[pos]) / w[pos]
+            idx = _np.argsort(-keys, kind="stable")[:k]
+        idx = idx.astype(_np.int64).reshape(shape)
+        if pop is None:
+            return asarray(idx, device=dev)
+        return take(pop, asarray(idx, device=dev), axis=axis)
+
     def random_raw(self, size=None, dtype="uint64", *, device=None):
         """The generator's raw words (uint32 or uint64)."""
         return self._g.bits(_shape(size, "ember.random.Generator.random_raw"), dtype, device)
@@ -309,3 +400,15 @@ def exponential(scale=1.0, size=None, *, dtype=None, device=None):
 
 def integers(low, high=None, size=None, dtype="int64", endpoint=False, *, device=None):
     return _global.integers(low, high, size, dtype, endpoint, device=device)
+
+
+def permutation(x, *, device=None):
+    return _global.permutation(x, device=device)
+
+
+def shuffle(x):
+    _global.shuffle(x)
+
+
+def choice(a, size=None, replace=True, p=None, *, device=None):
+    return _global.choice(a, size, replace, p, device=device)

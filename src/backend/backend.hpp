@@ -93,6 +93,10 @@ public:
     // Batched matrix products (BLAS on the CPU, cuBLAS on the GPU; integer and bool dtypes by
     // the backend's own loops). Precision: see set_matmul_precision in ember/ops.hpp.
     virtual void matmul(const MatmulLoop& loop) = 0;
+    // out[i] <- src[offsets[i]] for i < n: elements of `itemsize` bytes, element offsets
+    // (possibly negative) from `src`; out and offsets are contiguous, offsets already checked.
+    virtual void gather(void* out, const void* src, const int64_t* offsets, int64_t n, int itemsize,
+                        int device) = 0;
 };
 
 // The backend for a device type, or nullptr when it is not available in this process.

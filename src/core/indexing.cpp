@@ -124,3 +124,63 @@ void index_assign(const Array& x, std::span<const Index> idx, const Operand& val
 }
 
 }  // namespace ember
+
+namespace ember {
+
+Array take(const Array& x, const Array& indices, std::optional<int64_t> axis) {
+    const char* who = "ember.take";
+    const Kind ik = kind(indices.dtype());
+    if (ik != Kind::signed_int && ik != Kind::unsigned_int)
+        throw IndexError(std::string(who) + ": indices must be integers, got dtype " +
+                         std::string(name(indices.dtype())));
+    if (x.device() != indices.device())
+        throw ValueError(std::string(who) + ": the array is on " + x.device().str() +
+                         " but the indices are on " + indices.device().str());
+    const Array src = axis ? x : x.reshape({x.size()});
+    const int ax = axis ? normalize_axis(*axis, src.ndim(), who) : 0;
+    const int64_t n = src.shape()[size_t(ax)];
+    Array idx = indices.astype(DType::int64, false);
+    if (idx.size() > 0) {
+        if (n == 0)
+            throw IndexError(std::string(who) + ": cannot do a non-empty take from an empty axis");
+        const int64_t lo = min(idx).item<int64_t>(), hi = max(idx).item<int64_t>();
+        if (lo < -n || hi >= n)
+            throw IndexError(std::string(who) + ": index " + std::to_string(lo < -n ? lo : hi) +
+                             " is out of bounds for axis " + std::to_string(ax) + " with size " +
+                             std::to_string(n));
+        if (lo < 0) idx = add(idx, multiply(less(idx, int64_t(0)), n));
+    }
+    // Element offsets from src.data(): the index times the axis stride, plus each other
+    // dimension's position times its stride, broadcast to the output shape.
+    const int nd = src.ndim(), ni = idx.ndim();
+    Shape out_shape;
+    for (int d = 0; d < ax; ++d)
+        out_shape.push_back(src.shape()[size_t(d)]);
+    for (int64_t e : idx.shape())
+        out_shape.push_back(e);
+    for (int d = ax + 1; d < nd; ++d)
+        out_shape.push_back(src.shape()[size_t(d)]);
+    Array out = Array::empty(out_shape, x.dtype(), x.device());
+    if (out.size() == 0) return out;
+    auto placed = [&](const Array& a, int pos, int width) {
+        Shape s(size_t(out_shape.size()), 1);
+        for (int i = 0; i < width; ++i)
+            s[size_t(pos + i)] = a.shape()[size_t(i)];
+        return a.reshape(s);
+    };
+    Array off = placed(multiply(idx, src.strides()[size_t(ax)]), ax, ni);
+    for (int d = 0; d < nd; ++d) {
+        if (d == ax) continue;
+        const Array pos = multiply(arange(Scalar(int64_t(0)), Scalar(src.shape()[size_t(d)]),
+                                          Scalar(int64_t(1)), DType::int64, x.device()),
+                                   src.strides()[size_t(d)]);
+        off = add(off, placed(pos, d < ax ? d : d - 1 + ni, 1));
+    }
+    off = off.broadcast_to(out_shape).contiguous();
+    backend::of(x.device(), who)
+        .gather(out.data(), src.data(), reinterpret_cast<const int64_t*>(off.data()), out.size(),
+                int(x.itemsize()), x.device().index);
+    return out;
+}
+
+}  // namespace ember

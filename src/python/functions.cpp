@@ -361,6 +361,18 @@ void bind_manipulation(nb::module_& m) {
     m.def("_get_matmul_precision",
           [] { return matmul_precision() == MatmulPrecision::high ? "high" : "highest"; });
     m.def(
+        "take",
+        [](const Array& x, nb::handle indices, nb::handle axis) {
+            Operand i = operand(indices, "ember.take");
+            const Array idx =
+                i.is_scalar ? full({}, i.scalar, std::nullopt, x.device()) : Array(i.array());
+            std::optional<int64_t> ax;
+            if (!axis.is_none()) ax = nb::cast<int64_t>(axis);
+            return take(x, idx, ax);
+        },
+        "x"_a, "indices"_a, "axis"_a.none() = nb::none(),
+        "Elements of x at integer indices along axis (of the flattened x when axis is None).");
+    m.def(
         "_diagonal_view", [](const Array& x, int64_t k) { return x.diagonal_view(k); }, "x"_a,
         "k"_a, "The k-th diagonal of the last two axes (a view).");
     m.def(

@@ -297,6 +297,10 @@ TEST(CudaCodegen, OtherFamiliesCompileForSm90) {
         }
         ++count;
     }
+    for (int isz : {1, 2, 4, 8, 16}) {
+        add(gpu::gather_program(isz));
+        ++count;
+    }
     using gpu::ReduceKind;
     for (int t = 0; t < num_dtypes; ++t) {
         const DType in = DType(t);
@@ -367,8 +371,8 @@ TEST(CudaCodegen, OtherFamiliesCompileForSm90) {
         threads.emplace_back(worker);
     for (auto& th : threads)
         th.join();
-    std::printf("compiled %d copy/fill/iota/random/matmul/reduce kernels in %zu programs\n", count,
-                programs.size());
+    std::printf("compiled %d copy/fill/iota/random/matmul/gather/reduce kernels in %zu programs\n",
+                count, programs.size());
     for (const auto& f : failures)
         ADD_FAILURE() << f.substr(0, 300) << "\n...\n"
                       << f.substr(f.find("--- NVRTC log ---")).substr(0, 6000);

@@ -307,3 +307,72 @@ def test_legacy_functions(device):
     assert host(ember.random.random((2,), device=device)).shape == (2,)
     assert host(ember.random.normal(1, 2, (3,), device=device)).shape == (3,)
     assert host(ember.random.uniform(1, 2, (3,), device=device)).min() >= 1
+
+
+# ---- permutations and sampling ------------------------------------------------------------------
+
+
+def test_permutation_of_n_and_of_an_array(device):
+    g = rng()
+    p = host(g.permutation(1000, device=device))
+    assert sorted(p.tolist()) == list(range(1000)) and not np.array_equal(p, np.arange(1000))
+    a = np.arange(24).reshape(4, 6)
+    for axis in (0, 1, -1):
+        q = host(rng(3).permutation(ember.asarray(a, device=device), axis=axis))
+        assert np.array_equal(np.sort(q, axis=axis), a)
+    assert host(g.permutation(0, device=device)).shape == (0,)
+    with pytest.raises(ValueError, match="at least 1-d"):
+        g.permutation(ember.asarray(3.0, device=device))
+
+
+def test_permutations_are_uniform():
+    # every ordering of 4 items about equally often
+    g = rng(11)
+    counts = {}
+    for _ in range(4800):
+        key = tuple(host(g.permutation(4, device="cpu")).tolist())
+        counts[key] = counts.get(key, 0) + 1
+    assert len(counts) == 24
+    assert stats.chisquare(list(counts.values())).pvalue > P_MIN
+
+
+def test_shuffle_in_place(device):
+    x = ember.asarray(np.arange(50.0), device=device)
+    rng().shuffle(x)
+    v = host(x)
+    assert sorted(v.tolist()) == list(range(50)) and not np.array_equal(v, np.arange(50.0))
+
+
+def test_choice(device):
+    g = rng()
+    c = host(g.choice(7, 20000, device=device))
+    assert stats.chisquare(np.bincount(c, minlength=7)).pvalue > P_MIN
+    w = [0.5, 0.0, 0.2, 0.3]
+    c = host(g.choice(4, 20000, p=w, device=device))
+    counts = np.bincount(c, minlength=4)
+    assert counts[1] == 0
+    assert stats.chisquare(counts[[0, 2, 3]], 20000 * np.array([0.5, 0.2, 0.3])).pvalue > P_MIN
+    u = host(g.choice(10, 10, replace=False, device=device))
+    assert sorted(u.tolist()) == list(range(10))
+    u = host(g.choice(5, 3, replace=False, p=[0.1, 0.2, 0.3, 0.4, 0.0], device=device))
+    assert len(set(u.tolist())) == 3 and 4 not in u
+    pop = ember.asarray([[1, 2], [3, 4], [5, 6]], device=device)
+    rows = host(g.choice(pop, 5))
+    assert rows.shape == (5, 2) and all(r.tolist() in ([1, 2], [3, 4], [5, 6]) for r in rows)
+    with pytest.raises(ValueError, match="larger sample"):
+        g.choice(3, 4, replace=False)
+    with pytest.raises(ValueError, match="sum to 1"):
+        g.choice(3, p=[0.5, 0.5, 0.5])
+    with pytest.raises(ValueError, match="same size"):
+        g.choice(3, p=[0.5, 0.5])
+
+
+@pytest.mark.skipif(GPU is not None, reason=f"no CUDA device: {GPU}")
+def test_permutation_and_choice_are_the_same_on_both_devices():
+    a = host(rng(4).permutation(777, device="cpu"))
+    b = host(rng(4).permutation(777, device="cuda"))
+    assert np.array_equal(a, b)
+    w = [1 / 9] * 9
+    a = host(rng(4).choice(9, 100, p=w, device="cpu"))
+    b = host(rng(4).choice(9, 100, p=w, device="cuda"))
+    assert np.array_equal(a, b)

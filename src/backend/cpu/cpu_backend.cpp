@@ -398,6 +398,15 @@ public:
         });
     }
 
+    void gather(void* out, const void* src, const int64_t* off, int64_t n, int isz, int) override {
+        char* o = static_cast<char*>(out);
+        const char* s = static_cast<const char*>(src);
+        parallel_range(n, grain, [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i)
+                std::memcpy(o + i * isz, s + off[i] * isz, size_t(isz));
+        });
+    }
+
     void matmul(const backend::MatmulLoop& l) override {
         const DType t = l.dtype;
         const int64_t isz = itemsize(t);

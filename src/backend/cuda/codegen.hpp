@@ -119,6 +119,9 @@ Program random_program(RandomFamily f, DType out);
 // Integer and bool matrix products (cuBLAS has none): one thread per output element, sums
 // modulo 2^64 then truncated (NumPy's wrap-around), bool as OR of ANDs.
 std::string int_matmul_kernel_name(DType t);
+// out[i] = src[offsets[i]] on elements of 1, 2, 4, 8 or 16 bytes (moved as bits).
+std::string gather_kernel_name(int itemsize);
+Program gather_program(int itemsize);
 Program int_matmul_program(DType t);
 std::string reduce_kernel_name(const ReduceKernel& k);
 std::string reduce_kernel_text(const ReduceKernel& k);

@@ -36,10 +36,16 @@ const CublasApi& cublas() {
     static const CublasApi a = [] {
         CublasApi r{};
         void* h = nullptr;
-        for (const char* n : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"})
+        std::string errors;
+        for (const char* n :
+             {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
+              "/usr/local/cuda/lib64/libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so"}) {
             if ((h = dlopen(n, RTLD_NOW | RTLD_LOCAL))) break;
+            const char* e = dlerror();
+            errors += (errors.empty() ? "" : "; ") + std::string(e ? e : n);
+        }
         if (!h) {
-            r.reason = "cannot load libcublas.so.13 or .12 (install the CUDA toolkit's cuBLAS)";
+            r.reason = "cuBLAS could not be loaded: " + errors;
             return r;
         }
         r.create = reinterpret_cast<decltype(r.create)>(dlsym(h, "cublasCreate_v2"));
@@ -132,10 +138,11 @@ void cublas_matmul(DeviceState& d, const backend::MatmulLoop& l) {
         for (int dd = 0; dd + 1 < nb; ++dd)
             for (int k = 0; k < 3; ++k)
                 off[k] += idx[dd] * l.batch_strides[k][dd];
-        cublas_check(a.gemm(h, opb, opa, l.n, l.m, l.k, one, l.data[2] + off[2] * isz, dt, l.ld[2], sb,
-                     l.data[1] + off[1] * isz, dt, l.ld[1], sa, zero, l.data[0] + off[0] * isz, dt,
-                     l.ld[0], sc, inner, compute, gemm_default),
-              "cublasGemmStridedBatchedEx");
+        cublas_check(
+            a.gemm(h, opb, opa, l.n, l.m, l.k, one, l.data[2] + off[2] * isz, dt, l.ld[2], sb,
+                   l.data[1] + off[1] * isz, dt, l.ld[1], sa, zero, l.data[0] + off[0] * isz, dt,
+                   l.ld[0], sc, inner, compute, gemm_default),
+            "cublasGemmStridedBatchedEx");
         for (int dd = nb - 2; dd >= 0; --dd) {
             if (++idx[dd] < l.batch[dd]) break;
             idx[dd] = 0;

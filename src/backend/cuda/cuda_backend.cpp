@@ -26,7 +26,8 @@ enum Family : uint64_t {
     fam_iota = 3,
     fam_reduce = 4,
     fam_random = 5,
-    fam_matmul = 6
+    fam_matmul = 6,
+    fam_gather = 7
 };
 
 struct KeyBuilder {
@@ -323,6 +324,22 @@ public:
         void* ptr = out;
         void* args[] = {&ptr, &params, &count};
         launch(d, f, grid_for(d, items), 1, args, "random");
+    }
+
+    void gather(void* out, const void* src, const int64_t* off, int64_t n, int isz,
+                int dev) override {
+        if (n <= 0) return;
+        DeviceState& d = device(dev);
+        const KernelKey key = KeyBuilder().put(fam_gather, 4).put(uint64_t(isz), 5).k;
+        CUfunction f = kernel(d, key, [&] {
+            return KernelSource{gather_program(isz), gather_kernel_name(isz)};
+        });
+        void* o = out;
+        const void* sp = src;
+        const int64_t* op = off;
+        long long count = n;
+        void* args[] = {&o, &sp, &op, &count};
+        launch(d, f, grid_for(d, n), 1, args, "take");
     }
 
     void matmul(const backend::MatmulLoop& l) override {
