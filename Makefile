@@ -50,19 +50,16 @@ format: $(VENV)/.test
 bench: install
 	$(VPY) -m ember.bench
 
-# On the GPU machine (run from the repository root there): build, the tests that need child
-# processes (alone: some GPUs admit one process with a context), the GPU benchmark, the common
-# kernels compiled into the disk cache on all cores, the Python suite with CUDA disabled (in
-# parallel when pytest-xdist is there), then every test that can use the GPU (one process), the
-# demo.
-XDIST = $(shell python3 -c "import xdist" 2>/dev/null && echo "-n 8")
+# On the GPU machine (run from the repository root there), within 10 minutes: build; the common
+# kernels compiled into the disk cache on all cores; the tests that need child processes (alone:
+# some GPUs admit one process with a context); every test that can use the GPU, in one process
+# (the CPU-only tests are `make test`'s, as in CI); the GPU benchmark; the demo.
 gpu-check:
 	python3 -m pip install -q --no-build-isolation --no-deps .
-	python3 -m pytest -q -p no:cacheprovider -rs tests/python/test_cuda_processes.py
-	python3 -m ember.bench --gpu --json build/gpu-bench.json
 	python3 -m ember cuda precompile
-	EMBER_DISABLE_CUDA=1 python3 -m pytest -q -p no:cacheprovider $(XDIST) tests/python
-	python3 -m pytest -q -p no:cacheprovider -rs -k "not cpu" tests/python
+	python3 -m pytest -q -p no:cacheprovider -rs tests/python/test_cuda_processes.py
+	python3 -m pytest -q -p no:cacheprovider -rfs --durations=10 -k "not cpu" tests/python
+	python3 -m ember.bench --gpu --json build/gpu-bench.json
 	python3 -m ember demo
 
 # Every generated map kernel (each op-table row and loop dtype, contiguous and strided) run on GPU
