@@ -259,10 +259,7 @@ PrecompileStats precompile(int arch, int threads, const std::string& name_filter
 
 void clear_kernel_memory_cache() {
     for (int i = 0; i < gpu::device_count(); ++i) {
-        if (DeviceState* d = gpu::device_if_initialized(i)) {
-            std::lock_guard lk(d->kernel_mu);
-            d->kernels.clear();
-        }
+        if (DeviceState* d = gpu::device_if_initialized(i)) gpu::forget_kernels(*d);
     }
 }
 

@@ -377,12 +377,52 @@ const DiskCache& disk_cache() {
     return c;
 }
 
-CUfunction find_kernel(DeviceState& d, const KernelKey& key) {
+namespace {
+
+// Each thread keeps the kernels it found last in a small direct-mapped table, so the common
+// lookup takes no lock; forgetting the kernels (forget_kernels) bumps the generation.
+std::atomic<uint64_t> kernel_generation{1};
+struct ThreadKernels {
+    static constexpr size_t slots = 64;
+    uint64_t generation = 0;
+    const DeviceState* device[slots] = {};
+    KernelKey key[slots];
+    CUfunction fn[slots] = {};
+};
+thread_local ThreadKernels thread_kernels;
+
+}  // namespace
+
+void forget_kernels(DeviceState& d) {
     std::lock_guard lk(d.kernel_mu);
-    auto it = d.kernels.find(key);
-    if (it == d.kernels.end()) return nullptr;
+    d.kernels.clear();
+    kernel_generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+CUfunction find_kernel(DeviceState& d, const KernelKey& key) {
+    ThreadKernels& t = thread_kernels;
+    const uint64_t gen = kernel_generation.load(std::memory_order_acquire);
+    if (t.generation != gen) {
+        t = ThreadKernels{};
+        t.generation = gen;
+    }
+    const size_t slot = KernelKeyHash{}(key) % ThreadKernels::slots;
+    if (t.device[slot] == &d && t.key[slot] == key) {
+        cache_counters().memory_hits.fetch_add(1, std::memory_order_relaxed);
+        return t.fn[slot];
+    }
+    CUfunction f;
+    {
+        std::lock_guard lk(d.kernel_mu);
+        auto it = d.kernels.find(key);
+        if (it == d.kernels.end()) return nullptr;
+        f = it->second;
+    }
     cache_counters().memory_hits.fetch_add(1, std::memory_order_relaxed);
-    return it->second;
+    t.device[slot] = &d;
+    t.key[slot] = key;
+    t.fn[slot] = f;
+    return f;
 }
 
 bool has_kernel(DeviceState& d, const KernelKey& key) {

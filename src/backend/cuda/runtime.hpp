@@ -135,6 +135,8 @@ struct KernelSource {
     std::string name;
 };
 CUfunction find_kernel(DeviceState& d, const KernelKey& key);
+// Forgets d's loaded kernels in every thread (modules stay loaded).
+void forget_kernels(DeviceState& d);
 CUfunction load_kernel(DeviceState& d, const KernelKey& key, const KernelSource& src);
 // Loads items[0] and, on other threads at the same time, those of the rest that are missing
 // (variants of the same kernel the caller expects to need soon); returns items[0]'s function.
