@@ -65,6 +65,7 @@ from ._core import (
 from ._creation import empty_like, full_like, ones_like, zeros_like
 from ._dtypes import can_cast, finfo, iinfo, isdtype, result_type
 from ._core import matmul, take
+from ._einsum import einsum
 from ._linalg import (
     diagonal,
     dot,
@@ -123,6 +124,7 @@ __all__ = [
     "inner",
     "kron",
     "linalg",
+    "einsum",
     "matmul",
     "take",
     "outer",

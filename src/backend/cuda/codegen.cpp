@@ -1203,11 +1203,10 @@ Program copy_program(const CopyKernel& k) {
     return single_program(copy_kernel_name(k), copy_kernel_text(k), false,
                           is_complex(k.in) || is_complex(k.out));
 }
-RandomFamily random_family(rng::Dist d, DType out) {
+RandomFamily random_family(rng::Dist d) {
     if (d == rng::Dist::bits) return RandomFamily::bits;
     if (rng::is_packed(d)) return RandomFamily::real;
     if (d == rng::Dist::gamma || d == rng::Dist::beta) return RandomFamily::streamed_real;
-    (void)out;
     return RandomFamily::streamed_int;
 }
 

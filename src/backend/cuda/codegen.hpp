@@ -111,7 +111,7 @@ Program iota_program(DType out, bool index64);
 // Random fills (src/ops/random.hpp): one kernel per family and output dtype, the distribution and
 // its parameters are arguments. Packed families write one Philox block per thread and loop.
 enum class RandomFamily : uint8_t { bits, real, streamed_real, streamed_int };
-RandomFamily random_family(rng::Dist d, DType out);
+RandomFamily random_family(rng::Dist d);
 std::string random_kernel_name(RandomFamily f, DType out);
 std::string random_kernel_text(RandomFamily f, DType out);
 Program random_program(RandomFamily f, DType out);

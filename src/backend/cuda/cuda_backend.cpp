@@ -309,7 +309,7 @@ public:
     void random(const rng::Params& p, void* out, DType t, int64_t n, int dev) override {
         if (n <= 0) return;
         DeviceState& d = device(dev);
-        const RandomFamily fam = random_family(p.dist, t);
+        const RandomFamily fam = random_family(p.dist);
         const KernelKey key =
             KeyBuilder().put(fam_random, 4).put(uint64_t(fam), 4).put(uint64_t(t), 4).k;
         CUfunction f = kernel(d, key, [&] {
