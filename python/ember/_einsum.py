@@ -103,18 +103,14 @@ def _contract(x, tx, y, ty, keep, sizes):
 
     x = full(x, (*batch, *xk, *summed))
     y = full(y, (*batch, *summed, *yk))
-    nb = 1
-    for c in batch:
-        nb *= sizes[c]
-    m = 1
-    for c in xk:
-        m *= sizes[c]
-    k = 1
-    for c in summed:
-        k *= sizes[c]
-    n = 1
-    for c in yk:
-        n *= sizes[c]
+
+    def size(labels):
+        p = 1
+        for c in labels:
+            p *= sizes[c]
+        return p
+
+    nb, m, k, n = size(batch), size(xk), size(summed), size(yk)
     r = matmul(x.reshape(nb, m, k), y.reshape(nb, k, n))
     labels = "".join((*batch, *xk, *yk))
     return r.reshape(*(sizes[c] for c in labels)), labels

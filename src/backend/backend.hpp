@@ -54,6 +54,32 @@ struct MatmulLoop {
     char* data[3] = {};
     int64_t ld[3] = {};
     bool trans[3] = {};  // trans[0] is always false
+
+    // Calls fn(c, a, b) with the data pointers of each product of the first `dims` batch
+    // dimensions (all of them by default), in C order.
+    template <class F>
+    void for_each_batch(F&& fn, int dims = -1) const {
+        const int nb = dims < 0 ? int(batch.size()) : dims;
+        const int64_t isz = itemsize(dtype);
+        int64_t count = 1;
+        for (int d = 0; d < nb; ++d)
+            count *= batch[size_t(d)];
+        int64_t idx[max_ndim] = {};
+        for (int64_t i = 0; i < count; ++i) {
+            char* p[3];
+            for (int o = 0; o < 3; ++o) {
+                int64_t off = 0;
+                for (int d = 0; d < nb; ++d)
+                    off += idx[d] * batch_strides[o][size_t(d)];
+                p[o] = data[o] + off * isz;
+            }
+            fn(p[0], p[1], p[2]);
+            for (int d = nb - 1; d >= 0; --d) {
+                if (++idx[d] < batch[size_t(d)]) break;
+                idx[d] = 0;
+            }
+        }
+    }
 };
 
 enum class ReduceOp : uint8_t { sum, prod, max, min, any, all };

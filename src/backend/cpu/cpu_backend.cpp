@@ -408,27 +408,7 @@ public:
     }
 
     void matmul(const backend::MatmulLoop& l) override {
-        const DType t = l.dtype;
-        const int64_t isz = itemsize(t);
-        const int nb = int(l.batch.size());
-        int64_t count = 1;
-        for (int64_t e : l.batch)
-            count *= e;
-        int64_t idx[max_ndim] = {};
-        for (int64_t bi = 0; bi < count; ++bi) {
-            const char* p[3];
-            for (int o = 0; o < 3; ++o) {
-                int64_t off = 0;
-                for (int d = 0; d < nb; ++d)
-                    off += idx[d] * l.batch_strides[o][d];
-                p[o] = l.data[o] + off * isz;
-            }
-            one_matmul(l, const_cast<char*>(p[0]), p[1], p[2]);
-            for (int d = nb - 1; d >= 0; --d) {
-                if (++idx[d] < l.batch[d]) break;
-                idx[d] = 0;
-            }
-        }
+        l.for_each_batch([&](char* c, const char* a, const char* b) { one_matmul(l, c, a, b); });
     }
 
     void map(ops::OpId op, DType compute, const backend::Loop& l) override {

@@ -123,31 +123,20 @@ void cublas_matmul(DeviceState& d, const backend::MatmulLoop& l) {
     const void* zero = dbl ? static_cast<const void*>(zero_d) : zero_f;
     // Row-major C = A @ B is column-major C^T = B^T @ A^T: B comes first.
     const int opb = l.trans[2] ? op_t : op_n, opa = l.trans[1] ? op_t : op_n;
-    const int64_t isz = itemsize(t);
+    // The innermost batch dimension is cuBLAS's strided batch; the others are looped over.
     const int nb = int(l.batch.size());
     const int64_t inner = nb ? l.batch[nb - 1] : 1;
     const long long sc = nb ? l.batch_strides[0][nb - 1] : 0;
     const long long sa = nb ? l.batch_strides[1][nb - 1] : 0;
     const long long sb = nb ? l.batch_strides[2][nb - 1] : 0;
-    int64_t outer = 1;
-    for (int dd = 0; dd + 1 < nb; ++dd)
-        outer *= l.batch[dd];
-    int64_t idx[max_ndim] = {};
-    for (int64_t o = 0; o < outer; ++o) {
-        int64_t off[3] = {0, 0, 0};
-        for (int dd = 0; dd + 1 < nb; ++dd)
-            for (int k = 0; k < 3; ++k)
-                off[k] += idx[dd] * l.batch_strides[k][dd];
-        cublas_check(
-            a.gemm(h, opb, opa, l.n, l.m, l.k, one, l.data[2] + off[2] * isz, dt, l.ld[2], sb,
-                   l.data[1] + off[1] * isz, dt, l.ld[1], sa, zero, l.data[0] + off[0] * isz, dt,
-                   l.ld[0], sc, inner, compute, gemm_default),
-            "cublasGemmStridedBatchedEx");
-        for (int dd = nb - 2; dd >= 0; --dd) {
-            if (++idx[dd] < l.batch[dd]) break;
-            idx[dd] = 0;
-        }
-    }
+    l.for_each_batch(
+        [&](char* c, const char* pa, const char* pb) {
+            cublas_check(
+                a.gemm(h, opb, opa, l.n, l.m, l.k, one, pb, dt, l.ld[2], sb, pa, dt, l.ld[1], sa,
+                       zero, c, dt, l.ld[0], sc, inner, compute, gemm_default),
+                "cublasGemmStridedBatchedEx");
+        },
+        nb > 0 ? nb - 1 : 0);
 }
 
 }  // namespace ember::gpu

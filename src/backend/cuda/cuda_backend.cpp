@@ -355,29 +355,15 @@ public:
         CUfunction f = kernel(d, key, [&] {
             return KernelSource{int_matmul_program(t), int_matmul_kernel_name(t)};
         });
-        const int64_t isz = itemsize(t);
-        const int nb = int(l.batch.size());
-        int64_t count = 1;
-        for (int64_t e : l.batch)
-            count *= e;
-        int64_t idx[max_ndim] = {};
         long long m = l.m, n = l.n, k = l.k, lda = l.ld[1], ldb = l.ld[2], ldc = l.ld[0];
         int ta = l.trans[1], tb = l.trans[2];
-        for (int64_t bi = 0; bi < count; ++bi) {
-            void* p[3];
-            for (int o = 0; o < 3; ++o) {
-                int64_t off = 0;
-                for (int dd = 0; dd < nb; ++dd)
-                    off += idx[dd] * l.batch_strides[o][dd];
-                p[o] = l.data[o] + off * isz;
-            }
-            void* args[] = {&p[0], &p[1], &p[2], &m, &n, &k, &lda, &ldb, &ldc, &ta, &tb};
+        l.for_each_batch([&](char* c, const char* a, const char* b) {
+            void* pc = c;
+            const void* pa = a;
+            const void* pb = b;
+            void* args[] = {&pc, &pa, &pb, &m, &n, &k, &lda, &ldb, &ldc, &ta, &tb};
             launch(d, f, grid_for(d, m * n), 1, args, "matmul");
-            for (int dd = nb - 1; dd >= 0; --dd) {
-                if (++idx[dd] < l.batch[dd]) break;
-                idx[dd] = 0;
-            }
-        }
+        });
     }
 
     void map(ops::OpId op, DType compute, const Loop& l) override {
