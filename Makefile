@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 BASE_DEPS := "scikit-build-core>=0.10" "nanobind>=2.4" "numpy>=2" "ml_dtypes>=0.4" "cmake>=3.25" ninja
 TEST_DEPS := "pytest>=8" "psutil>=5" "ruff>=0.6" "scipy>=1.11"
 
-.PHONY: gpu-check gpu-smoke demo test install test-cpp test-python bench lint format gpu clean
+.PHONY: gpu-check gpu-quick gpu-smoke demo test install test-cpp test-python bench lint format gpu clean
 
 $(VENV)/.base:
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,14 @@ gpu-check:
 	python3 -m pytest -q -p no:cacheprovider -rfs --durations=10 -k "not cpu" tests/python
 	python3 -m ember.bench --gpu --json build/gpu-bench.json
 	python3 -m ember demo
+
+# On the GPU machine, a few minutes: build, the GPU-specific tests and those of the newest
+# families, the quick GPU benchmark.
+GPU_QUICK_TESTS := test_cuda.py test_random.py test_matmul.py test_take.py test_einsum.py
+gpu-quick:
+	python3 -m pip install -q --no-build-isolation --no-deps .
+	cd tests/python && python3 -m pytest -q -p no:cacheprovider -rfs -k "not cpu" $(GPU_QUICK_TESTS)
+	python3 -m ember.bench --gpu --quick --json build/gpu-bench-quick.json
 
 # Every generated map kernel (each op-table row and loop dtype, contiguous and strided) run on GPU
 # 0 against the CPU backend.
