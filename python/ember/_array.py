@@ -69,7 +69,8 @@ def from_dlpack(x, /, *, device=None, copy=None):
     lives on the CPU and `copy` is not True."""
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"ember.from_dlpack: {type(x).__name__} does not support __dlpack__")
-    return _core._asarray(x, None, device, copy, True)
+    # DLPack imports keep the producer's device (only host memory is imported here).
+    return _core._asarray(x, None, "cpu" if device is None else device, copy, True)
 
 
 def asnumpy(x):

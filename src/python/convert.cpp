@@ -410,6 +410,17 @@ nb::object asarray(nb::handle obj, nb::handle dtype, nb::handle device, nb::hand
         a = a.copy();
         copied = true;
     }
+    // Host memory goes to the default device when none is named (DESIGN.md section 7); it is
+    // shared only when that device is the CPU.
+    if (device.is_none() && !default_device().is_cpu()) {
+        if (!copy.is_none() && !nb::cast<bool>(copy))
+            throw ValueError(std::string(who) +
+                             ": copy=False but host memory cannot be shared "
+                             "with the default device " +
+                             default_device().str() + " (pass device=\"cpu\")");
+        a = a.to(default_device());
+        copied = true;
+    }
     return nb::cast(finish_asarray(std::move(a), dtype, device, copy, copied));
 }
 

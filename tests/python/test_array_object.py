@@ -223,7 +223,7 @@ def test_repr_values(values, dtype):
 
 
 def test_repr_bfloat16():
-    x = ember.asarray([1.0, -2.5, 3.0], dtype=ember.bfloat16)
+    x = ember.asarray([1.0, -2.5, 3.0], dtype=ember.bfloat16, device="cpu")
     r = repr(x)
     assert r.startswith("array([") and r.endswith("dtype=bfloat16)"), r
     assert "-2.5" in r
@@ -374,7 +374,7 @@ def test_ember_from_dlpack_is_zero_copy_and_keeps_owner_alive():
 
 
 def test_dlpack_roundtrip():
-    x = ember.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
+    x = ember.asarray(np.arange(12, dtype=np.float32).reshape(3, 4), device="cpu")
     y = ember.from_dlpack(x)
     assert_close(y, np.arange(12, dtype=np.float32).reshape(3, 4))
     z = ember.from_dlpack(np.from_dlpack(x.T))

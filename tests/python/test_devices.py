@@ -227,3 +227,24 @@ def test_precompile_fills_the_disk_cache_without_a_gpu(tmp_path):
     assert r.returncode == 0 and "0 compiled, 5 already cached" in r.stdout, r.stdout + r.stderr
     with pytest.raises(ValueError):
         ember.cuda.precompile(arch=-1)
+
+
+def test_host_data_goes_to_the_default_device():
+    # DESIGN.md section 7: asarray(numpy array or list) lands on the default device; it shares
+    # the host memory only when that device is the CPU.
+    a = np.arange(4.0)
+    with ember.device("cpu"):
+        x = ember.asarray(a)
+        assert x.device == ember.Device("cpu")
+        a[0] = 7.0
+        assert float(x[0]) == 7.0
+    if ember.cuda.is_available():
+        with ember.device("cuda"):
+            y = ember.asarray([1.0, 2.0])
+            assert y.device.type == "cuda"
+            z = ember.asarray(a)
+            assert z.device.type == "cuda"
+            with pytest.raises(ValueError, match="copy=False"):
+                ember.asarray(a, copy=False)
+            # DLPack imports keep the producer's device.
+            assert ember.from_dlpack(a).device == ember.Device("cpu")

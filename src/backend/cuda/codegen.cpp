@@ -245,20 +245,20 @@ __device__ inline long long abs(long long x) { return x < 0 ? -x : x; }
 __device__ inline bool signbit(float x) { return (__float_as_uint(x) >> 31) != 0; }
 __device__ inline bool signbit(double x) { return __double_as_longlong(x) < 0; }
 #endif
-// CUDA's hypot overflows to inf just below the largest finite result (hypot(1, DBL_MAX)).
-// When it is not finite, r = hypot(x/2, y/2) (halving is exact there): finite operands give 2r,
-// exact, which is inf only when the true result overflows; inf or nan operands give r itself.
-template <class T>
-__device__ inline T hypot_scaled(T x, T y, T r) {
-    return x - x == T(0) && y - y == T(0) ? T(2) * r : r;
-}
+// CUDA's hypot is within 2 ulp, so near the top of the range it rounds past the largest finite
+// value to inf (hypot(1, DBL_MAX)). When r is not finite for finite operands: float retries in
+// double; double takes a * sqrt(1 + (b/a)^2) with a >= b, exact when b/a is negligible, inf only
+// when the true result overflows. inf and nan operands keep r.
 __device__ inline float hypot(float x, float y) {
     const float r = ::hypotf(x, y);
-    return r - r == 0.0f ? r : hypot_scaled(x, y, ::hypotf(x * 0.5f, y * 0.5f));
+    return r - r == 0.0f ? r : float(::hypot(double(x), double(y)));
 }
 __device__ inline double hypot(double x, double y) {
     const double r = ::hypot(x, y);
-    return r - r == 0.0 ? r : hypot_scaled(x, y, ::hypot(x * 0.5, y * 0.5));
+    if (r - r == 0.0 || !(x - x == 0.0 && y - y == 0.0)) return r;
+    const double a = ::fmax(::fabs(x), ::fabs(y)), b = ::fmin(::fabs(x), ::fabs(y));
+    const double q = b / a;
+    return a * ::sqrt(1.0 + q * q);
 }
 #ifdef EMBER_DEVICE_COMPLEX
 // CCCL's complex tanh divides by cosh(2x) + cos(2y), which cancels near the poles and loses
