@@ -103,7 +103,8 @@ constexpr uint32_t F_BOOL_FLOAT = 16;  // a bool input uses the float16 loop (np
     X(isfinite, 1, M_ALL, boolean, 0, "Whether x is finite.")                                     \
     X(maximum, 2, M_ALL, same, 0, "Elementwise maximum; NaN propagates.")                         \
     X(minimum, 2, M_ALL, same, 0, "Elementwise minimum; NaN propagates.")                         \
-    X(clip, 3, M_ALL, same, 0, "x limited to [min, max]; a missing bound is no bound.")
+    X(clip, 3, M_ALL, same, 0, "x limited to [min, max]; a missing bound is no bound.")           \
+    X(where, 3, M_ALL, same, 0, "x1 where condition is true (nonzero), else x2.")
 
 enum class OpId : uint16_t {
 #define EMBER_OP_ENUM(name, arity, loops, out, flags, doc) name,

@@ -701,4 +701,13 @@ struct op_clip {
     }
 };
 
+// The condition arrives converted to T; the front-end casts it to bool first, so its dtype does
+// not take part in the promotion.
+struct op_where {
+    template <class T>
+    EMBER_HD static T apply(T c, T a, T b) {
+        return c != T(0) ? a : b;
+    }
+};
+
 }  // namespace ember::ops

@@ -56,6 +56,20 @@ void bind_elementwise(nb::module_& m) {
                     return heavy(max_size(xs), run_map, op, std::span<const Operand>(xs));
                 },
                 "x1"_a, "x2"_a, doc);
+        } else if (op == OpId::where) {
+            // where(condition, x1, x2): the condition is cast to bool (truthiness, like NumPy).
+            m.def(
+                name.c_str(),
+                [who](nb::handle c, nb::handle a, nb::handle b) {
+                    Operand cond = operand(c, who);
+                    if (cond.is_scalar)
+                        cond = Operand(Scalar(cond.scalar.b));
+                    else if (cond.array().dtype() != DType::bool_)
+                        cond = Operand(not_equal(cond.array(), Operand(Scalar(false))));
+                    const Operand xs[3] = {cond, operand(a, who), operand(b, who)};
+                    return heavy(max_size(xs), run_map, OpId::where, std::span<const Operand>(xs));
+                },
+                "condition"_a, "x1"_a, "x2"_a, doc);
         } else {
             // clip(x, min=None, max=None): a missing bound is no bound.
             m.def(
