@@ -64,7 +64,7 @@ gpu-check:
 
 # On the GPU machine, a few minutes: build, the GPU-specific tests and those of the newest
 # families, the quick GPU benchmark.
-GPU_QUICK_TESTS := test_cuda.py test_random.py test_matmul.py test_take.py test_einsum.py
+GPU_QUICK_TESTS := test_cuda.py test_random.py test_matmul.py test_take.py test_einsum.py test_linalg.py test_fft.py test_where.py
 gpu-quick:
 	python3 -m pip install -q --no-build-isolation --no-deps .
 	cd tests/python && python3 -m pytest -q -p no:cacheprovider -rfs -k "not cpu" $(GPU_QUICK_TESTS)

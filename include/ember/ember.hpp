@@ -7,6 +7,7 @@
 #include "ember/dtype.hpp"
 #include "ember/error.hpp"
 #include "ember/half.hpp"
+#include "ember/linalg.hpp"
 #include "ember/ops.hpp"
 #include "ember/optable.hpp"
 #include "ember/random.hpp"

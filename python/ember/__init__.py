@@ -80,6 +80,7 @@ from ._linalg import (
     vecdot,
 )
 from . import cuda, linalg, random
+from . import fft
 
 __version__ = _core.__version__
 
@@ -123,6 +124,7 @@ __all__ = [
     "get_matmul_precision",
     "inner",
     "kron",
+    "fft",
     "linalg",
     "einsum",
     "matmul",

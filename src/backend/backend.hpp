@@ -82,6 +82,43 @@ struct MatmulLoop {
     }
 };
 
+// Dense factorizations of `batch` matrices of `dtype` (float32, float64, complex64,
+// complex128) in LAPACK's layout: each column-major with leading dimension = its row count,
+// stored one after another, every buffer contiguous on `device` (LAPACK on the CPU, cuSOLVER on
+// the GPU). Work space is the backend's. `info` (batch int32, on the device) gets LAPACK's info
+// of each matrix (> 0: singular / not positive definite / no convergence; the backend throws
+// for < 0, which is a bad argument). Per op, with p = min(m, n):
+//   lu        getrf: a (m x n) <- L\U, ipiv <- batch x p 1-based row swaps.
+//   lu_solve  getrs (no transpose): a holds lu's n x n result and ipiv; b (n x k) <- A^-1 b.
+//   cholesky  potrf, lower: a (n x n) <- L in the lower triangle; the upper one is untouched.
+//   qr        geqrf: a (m x n) <- R above the diagonal and the reflectors below it; tau <- p.
+//   qr_q      orgqr / ungqr: a (m x n, n <= m) holds k <= n reflectors and tau; a <- Q's first
+//             n columns.
+//   eigh      syevd / heevd, lower: w (batch x n, real) <- ascending eigenvalues; with
+//             `vectors`, a (n x n) <- the eigenvectors as columns (otherwise a is destroyed).
+//   svd       gesdd / gesvd: w (batch x p, real) <- descending singular values; with `vectors`,
+//             u (m x (full ? m : p)) and vt ((full ? n : p) x n) <- U and V^H. a is destroyed.
+//             Any m, n (m < n included).
+//   eig       geev: w (batch x n, complex of dtype's precision) <- eigenvalues; with `vectors`,
+//             u (n x n, complex) <- unit-norm right eigenvectors as columns. a is destroyed.
+enum class SolverOp : uint8_t { lu, lu_solve, cholesky, qr, qr_q, eigh, svd, eig };
+struct SolverCall {
+    SolverOp op = SolverOp::lu;
+    int device = 0;
+    DType dtype = DType::float64;
+    int64_t batch = 1, m = 0, n = 0, k = 0;
+    bool vectors = true;
+    bool full = false;
+    void* a = nullptr;
+    void* b = nullptr;
+    int64_t* ipiv = nullptr;
+    void* tau = nullptr;
+    void* w = nullptr;
+    void* u = nullptr;
+    void* vt = nullptr;
+    int32_t* info = nullptr;
+};
+
 enum class ReduceOp : uint8_t { sum, prod, max, min, any, all };
 enum class ArgReduceOp : uint8_t { argmax, argmin };
 
@@ -123,6 +160,8 @@ public:
     // (possibly negative) from `src`; out and offsets are contiguous, offsets already checked.
     virtual void gather(void* out, const void* src, const int64_t* offsets, int64_t n, int itemsize,
                         int device) = 0;
+    // Dense factorizations (see SolverCall).
+    virtual void solver(const SolverCall& call) = 0;
 };
 
 // The backend for a device type, or nullptr when it is not available in this process.

@@ -82,5 +82,7 @@ void bind_array(nb::module_& m);
 void bind_functions(nb::module_& m);
 void bind_cuda(nb::module_& m);
 void bind_random(nb::module_& m);
+void bind_linalg(nb::module_& m);
+void bind_fft(nb::module_& m);
 
 }  // namespace ember::python

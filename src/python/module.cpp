@@ -201,6 +201,8 @@ NB_MODULE(_core, m) {
     bind_functions(m);
     bind_cuda(m);
     bind_random(m);
+    bind_linalg(m);
+    bind_fft(m);
 
     m.attr("__version__") = ember::version;
     m.def("device_count",

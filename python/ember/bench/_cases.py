@@ -63,6 +63,26 @@ def close(rtol: float, atol: float = 0.0) -> Check:
     return lambda expected, got, inputs: _compare(expected, got, atol, rtol)
 
 
+def spectrum(rtol: float) -> Check:
+    """FFT results (complex): the largest error relative to the largest magnitude, since FFT
+    rounding errors scale with the norm of the data, not with each element."""
+
+    def check(expected, got, inputs):
+        e, g = np.asarray(expected), np.asarray(got)
+        if g.shape != e.shape or g.dtype != e.dtype:
+            raise AssertionError(f"{g.dtype}{g.shape}, expected {e.dtype}{e.shape}")
+        err = float(np.max(np.abs(g.astype(np.complex128) - e), initial=0.0))
+        return err <= rtol * float(np.max(np.abs(e), initial=0.0)), err
+
+    return check
+
+
+def _rfft_last(lib, x):
+    if lib.name.startswith("torch"):
+        return lib.xp.fft.rfft(x, dim=-1)
+    return lib.xp.fft.rfft(x, axis=-1)
+
+
 def reduction(op: str, axis, shape) -> Check:
     """Sums may be accumulated in another order than NumPy's pairwise sum: allow a rounding
     error proportional to the sum of magnitudes (1e-5 of it), far below what a wrong result
@@ -188,6 +208,32 @@ def cases() -> list[Case]:
             1.11,  # time ratio: >= 0.9x NumPy GFLOP/s
             close(1e-3, 1e-3),
             note=f"{2 * MM**3 / 1e9:.1f} GFLOP per call",
+        )
+    )
+    sv = Input((512, 512), np.float64, 8)
+    out.append(
+        Case(
+            "linalg.svd(a)",
+            "512x512 float64",
+            (sv,),
+            lambda lib, x: lib.svdvals_full(x),
+            None,
+            1.5,  # time ratio: within 1.5x NumPy's time
+            close(1e-9, 1e-9),
+        )
+    )
+    # A batched real FFT over the last axis: pocketfft on the CPU (ember calls NumPy's on its
+    # zero-copy host view), cuFFT on a GPU.
+    ff = Input((T_SIDE, T_SIDE), seed=9)
+    out.append(
+        Case(
+            "fft.rfft(a, axis=-1)",
+            f"{T_SIDE}x{T_SIDE} float32",
+            (ff,),
+            _rfft_last,
+            f4 * T_SIDE * T_SIDE + 8 * T_SIDE * (T_SIDE // 2 + 1),
+            1.1,  # time ratio: within 1.1x the reference's time
+            spectrum(1e-5),
         )
     )
     # Extras: no targets, for the record.

@@ -1,7 +1,9 @@
 """GPU benchmark cases of the numerical libraries (issue 4's targets): matmul 8192^3 in float32
 at "highest" and "high" (TF32) precision and in bfloat16 (>= 0.98x PyTorch's TFLOP/s), the host
-overhead of a 64x64 float32 matmul (<= PyTorch's), and ``standard_normal(2**28, float32)``
-(>= 85% of the write bandwidth of a fill measured in the same run)."""
+overhead of a 64x64 float32 matmul (<= PyTorch's), ``standard_normal(2**28, float32)``
+(>= 85% of the write bandwidth of a fill measured in the same run), and two FFTs, a 2^24-point
+complex64 fft and a batched rfft over the last axis of a 4096x4096 float32 array (>= 0.95x
+CuPy's speed: ember's time <= CuPy's / 0.95)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,9 @@ MM = 8192
 MATMUL_RATIO = 0.98
 RNG_N = 1 << 28
 RNG_FRACTION = 0.85
+FFT_N = 1 << 24
+RFFT_SHAPE = (4096, 4096)
+FFT_RATIO = 0.95
 
 
 def _set_tf32(lib, on: bool) -> bool:
@@ -189,4 +194,74 @@ def random_cases(libs, plan, log) -> list[Row]:
     for lib in libs:
         lib.sync()
         lib.release()
+    return rows
+
+
+def _fft_fn(lib, kind):
+    """The library's transform: a 1-D fft, or an rfft over the last axis."""
+    if lib.name == "torch":
+        f = lib.xp.fft.fft if kind == "fft" else lib.xp.fft.rfft
+        return lambda x: f(x, dim=-1)
+    f = lib.xp.fft.fft if kind == "fft" else lib.xp.fft.rfft  # ember and CuPy
+    return lambda x: f(x, axis=-1)
+
+
+def fft_cases(libs, plan, log) -> list[Row]:
+    """fft of 2^24 complex64 points and rfft of 4096 rows of 4096 float32 values, each against a
+    NumPy result (a sample of rows for the batched case); GB/s counts the input read and the
+    output written once (cuFFT makes more passes than that over memory)."""
+    rng = np.random.default_rng(11)
+    c = (rng.standard_normal(FFT_N) + 1j * rng.standard_normal(FFT_N)).astype(np.complex64)
+    r = rng.standard_normal(RFFT_SHAPE, dtype=np.float32)
+    rows: list[Row] = []
+    for case, kind, host, nbytes in (
+        ("fft 2^24 c64", "fft", c, 2 * 8 * FFT_N),
+        ("rfft 4096x4096 f32 last axis", "rfft", r, r.nbytes + 8 * 4096 * 2049),
+    ):
+        log(case)
+        if kind == "fft":
+            want, pick = np.fft.fft(c), slice(None)
+        else:
+            pick = slice(0, 8)  # rows checked
+            want = np.fft.rfft(r[pick], axis=-1)
+        scale = np.abs(want).max()
+        work, errors = [], {}
+        for lib in libs:
+            try:
+                x = lib.put(host)
+                f = _fft_fn(lib, kind)
+                got = np.asarray(lib.get(f(x)))[pick]
+                if got.shape != want.shape or not np.abs(got - want).max() <= 1e-4 * scale:
+                    raise ValueError("wrong result")
+                work.append((lib, lambda f=f, x=x: f(x)))
+            except Exception as e:  # reported on the row
+                errors[lib.name] = _error(e)
+        times = time_kernels(work, plan)
+        times.update(errors)
+        ref = times.get("cupy")
+        for lib in libs:
+            t = times.get(lib.name)
+            row = Row(case, lib.name)
+            if lib.name == "ember":
+                row.target = f">= {FFT_RATIO}x cupy"
+            if not isinstance(t, float):
+                row.detail = str(t)[:60]
+                row.status = "ERROR" if lib.name == "ember" else ""
+                rows.append(row)
+                continue
+            row.measured = fmt_time(t)
+            row.gb_per_s = nbytes / t / 1e9
+            row.data["time_s"] = t
+            if isinstance(ref, float) and lib.name != "cupy":
+                row.detail = f"{ref / t:.2f}x cupy"
+                if lib.name == "ember":
+                    row.status = _verdict(ref / t >= FFT_RATIO)
+            elif lib.name == "ember" and not isinstance(ref, float):
+                row.detail = "no CuPy time to compare with"
+                row.status = "n/a"
+            rows.append(row)
+        work.clear()
+        for lib in libs:
+            lib.sync()
+            lib.release()
     return rows

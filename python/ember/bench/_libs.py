@@ -47,6 +47,10 @@ class Lib(abc.ABC):
     def exp(self, x):
         return self.xp.exp(x)
 
+    def svdvals_full(self, x):
+        """The singular values of a full SVD (U, S and Vh computed, as np.linalg.svd does)."""
+        return self.xp.linalg.svd(x)[1]
+
     def dtype(self, np_dtype) -> Any:
         return np.dtype(np_dtype)
 

@@ -40,6 +40,8 @@ bool resolve(void* h, Blas& b) {
         }
         if (all) {
             b.ilp64 = v.ilp64;
+            b.prefix = v.prefix;
+            b.suffix = v.suffix;
             return true;
         }
     }
@@ -74,6 +76,7 @@ Loaded load() {
         }
         if (resolve(h, l.blas)) {
             l.blas.path = c;
+            l.blas.handle = h;
             l.ok = true;
             return l;
         }

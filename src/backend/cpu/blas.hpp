@@ -13,6 +13,11 @@ namespace ember::host {
 struct Blas {
     std::string path;
     bool ilp64 = false;
+    // The dlopen handle and the symbol-name variant found (e.g. "scipy_" and "64_" for NumPy's
+    // OpenBLAS), so LAPACK (lapack.cpp) can be resolved from the same library.
+    void* handle = nullptr;
+    const char* prefix = "";
+    const char* suffix = "";
     void* gemm[4] = {};  // cblas_{s,d,c,z}gemm
 };
 

@@ -11,6 +11,7 @@
 
 #include "backend/cpu/blas.hpp"
 #include "backend/cpu/cpu.hpp"
+#include "backend/cpu/lapack.hpp"
 #include "backend/cpu/reduce.hpp"
 #include "backend/cpu/thread_pool.hpp"
 #include "ember/error.hpp"
@@ -410,6 +411,8 @@ public:
     void matmul(const backend::MatmulLoop& l) override {
         l.for_each_batch([&](char* c, const char* a, const char* b) { one_matmul(l, c, a, b); });
     }
+
+    void solver(const backend::SolverCall& call) override { lapack_solver(call); }
 
     void map(ops::OpId op, DType compute, const backend::Loop& l) override {
         LoopFn fn = map_table[int(op)][int(compute)];

@@ -9,6 +9,7 @@
 #include "backend/cpu/thread_pool.hpp"
 #include "backend/cuda/codegen.hpp"
 #include "backend/cuda/cublas.hpp"
+#include "backend/cuda/cusolver.hpp"
 #include "backend/cuda/runtime.hpp"
 #include "ember/error.hpp"
 
@@ -340,6 +341,12 @@ public:
         long long count = n;
         void* args[] = {&o, &sp, &op, &count};
         launch(d, f, grid_for(d, n), 1, args, "take");
+    }
+
+    void solver(const backend::SolverCall& call) override {
+        DeviceState& d = device(call.device);
+        cusolver_solver(d, call);
+        after_async(d, "linalg");
     }
 
     void matmul(const backend::MatmulLoop& l) override {
