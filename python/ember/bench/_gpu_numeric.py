@@ -22,6 +22,12 @@ RFFT_SHAPE = (4096, 4096)
 FFT_RATIO = 0.95
 
 
+def _mark_error(row, err):
+    """A row whose library failed: the error text, and ERROR when it is ember's."""
+    row.detail = str(err)[:60]
+    row.status = "ERROR" if row.lib == "ember" else ""
+
+
 def _set_tf32(lib, on: bool) -> bool:
     """Sets the library's float32 matmul precision; False when it has no run-time switch."""
     if lib.name == "ember":
@@ -89,8 +95,7 @@ def matmul_cases(libs, plan, log) -> list[Row]:
             if lib.name == "ember":
                 row.target = f">= {MATMUL_RATIO}x torch TFLOP/s"
             if not isinstance(t, float):
-                row.detail = str(t)[:60]
-                row.status = "ERROR" if lib.name == "ember" else ""
+                _mark_error(row, t)
                 rows.append(row)
                 continue
             row.measured = fmt_time(t)
@@ -133,8 +138,7 @@ def matmul_cases(libs, plan, log) -> list[Row]:
                 row.detail = f"{t / ref:.2f}x torch"
                 row.status = _verdict(t <= ref)
         else:
-            row.detail = str(t)[:60]
-            row.status = "ERROR" if lib.name == "ember" else ""
+            _mark_error(row, t)
         rows.append(row)
     return rows
 
@@ -188,8 +192,7 @@ def random_cases(libs, plan, log) -> list[Row]:
                 if lib.name == "ember":
                     row.status = _verdict(frac >= RNG_FRACTION)
         else:
-            row.detail = str(t)[:60]
-            row.status = "ERROR" if lib.name == "ember" else ""
+            _mark_error(row, t)
         rows.append(row)
     for lib in libs:
         lib.sync()
@@ -245,8 +248,7 @@ def fft_cases(libs, plan, log) -> list[Row]:
             if lib.name == "ember":
                 row.target = f">= {FFT_RATIO}x cupy"
             if not isinstance(t, float):
-                row.detail = str(t)[:60]
-                row.status = "ERROR" if lib.name == "ember" else ""
+                _mark_error(row, t)
                 rows.append(row)
                 continue
             row.measured = fmt_time(t)
