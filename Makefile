@@ -6,7 +6,7 @@ BUILD := build
 JOBS ?= $(shell nproc)
 
 BASE_DEPS := "scikit-build-core>=0.10" "nanobind>=2.4" "numpy>=2" "ml_dtypes>=0.4" "cmake>=3.25" ninja
-TEST_DEPS := "pytest>=8" "psutil>=5" "ruff>=0.6" "scipy>=1.11"
+TEST_DEPS := "pytest>=8" "psutil>=5" "ruff>=0.6" "scipy>=1.11" "safetensors>=0.4"
 
 .PHONY: gpu-check gpu-quick gpu-smoke demo test install test-cpp test-python bench lint format gpu clean
 
@@ -50,15 +50,15 @@ format: $(VENV)/.test
 bench: install
 	$(VPY) -m ember.bench
 
-# On the GPU machine (run from the repository root there), within 10 minutes: build; the common
-# kernels compiled into the disk cache on all cores; the tests that need child processes (alone:
-# some GPUs admit one process with a context); every test that can use the GPU, in one process
-# (the CPU-only tests are `make test`'s, as in CI); the GPU benchmark; the demo.
+# On the GPU machine (run from the repository root there), within 10 minutes: build; the tests that
+# need child processes (alone: some GPUs admit one process with a context); every test that can
+# use the GPU, as parallel pytest shards sharing the disk kernel cache (the suite is NVRTC-compile
+# bound; the CPU-only tests are `make test`'s, as in CI); the GPU benchmark; the demo.
+GPU_JOBS ?= 12
 gpu-check:
 	python3 -m pip install -q --no-build-isolation --no-deps .
-	python3 -m ember cuda precompile
 	python3 -m pytest -q -p no:cacheprovider -rs tests/python/test_cuda_processes.py
-	python3 -m pytest -q -p no:cacheprovider -rfs --durations=10 -k "not cpu" tests/python
+	python3 tools/gpu_tests.py -j $(GPU_JOBS) --ignore=tests/python/test_cuda_processes.py
 	python3 -m ember.bench --gpu --json build/gpu-bench.json
 	python3 -m ember demo
 

@@ -106,11 +106,12 @@ void reset_peak_memory_stats(int device = -1);
 
 // Kernel cache counters for this process.
 struct KernelCacheStats {
-    uint64_t memory_hits = 0;   // launches that found their kernel loaded
-    uint64_t disk_hits = 0;     // kernels loaded from the on-disk cubin cache
-    uint64_t compiles = 0;      // kernels compiled by NVRTC
-    double compile_ms = 0;      // total time in NVRTC
-    uint64_t disk_rejects = 0;  // corrupt or truncated disk entries that were recompiled
+    uint64_t memory_hits = 0;    // launches that found their kernel loaded
+    uint64_t disk_hits = 0;      // kernels loaded from the on-disk cubin cache
+    uint64_t compiles = 0;       // kernels compiled by NVRTC
+    double compile_ms = 0;       // total time in NVRTC
+    uint64_t disk_rejects = 0;   // corrupt or truncated disk entries that were recompiled
+    uint64_t prefetch_hits = 0;  // kernels compiled ahead on a background thread, then loaded
 };
 KernelCacheStats kernel_cache_stats();
 // The on-disk cache directory ("" when the disk cache is off).
@@ -138,4 +139,6 @@ void launch_faulting_kernel(int device = -1);
 // Host seconds per call of `calls` bare cuLaunchKernel calls of a 1-element add kernel on the
 // current stream of `device` (the floor of any op's host overhead), for the benchmark.
 double bare_launch_seconds(int calls, int device = -1);
+// Waits until the layout variants being compiled ahead on background threads are done.
+void wait_background_compiles();
 }  // namespace ember::cuda::detail

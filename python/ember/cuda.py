@@ -273,7 +273,7 @@ def set_memory_limit(nbytes, device=None):
 
 def kernel_cache_stats():
     """Kernel cache counters of this process: memory_hits, disk_hits, compiles, compile_ms,
-    disk_rejects."""
+    disk_rejects, prefetch_hits (layout variants compiled ahead on a background thread)."""
     return _c.kernel_cache_stats()
 
 

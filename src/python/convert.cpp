@@ -83,14 +83,23 @@ bool to_operand(nb::handle h, Operand& out, bool strict, const char* who) {
     }
     nb::object a;
     try {
-        a = asarray_hook()(h);
+        // Host data given as an operand stays on the host (no hidden copy to a GPU, DESIGN.md
+        // section 13): with a GPU operand it is the cross-device error, as in PyTorch and CuPy.
+        a = asarray_hook()(h, nb::arg("device") = "cpu");
     } catch (nb::python_error& e) {
         if (!strict && (e.matches(PyExc_TypeError) || e.matches(PyExc_ValueError))) return false;
         throw;
     }
     if (!is_ndarray(a))
         throw TypeError(std::string(who) + ": cannot use an object of type " + py_type_name(h));
-    out = Operand(Array(as_array(a)));  // held: `a` dies with this frame
+    const Array& arr = as_array(a);
+    if (arr.ndim() == 0) {
+        // A host 0-d value (a NumPy scalar) is a strong scalar of its dtype, so it combines
+        // with arrays on any device (as PyTorch does with 0-d CPU tensors).
+        out = Operand(arr.item());
+        return true;
+    }
+    out = Operand(Array(arr));  // held: `a` dies with this frame
     return true;
 }
 

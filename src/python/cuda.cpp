@@ -113,6 +113,7 @@ void bind_cuda(nb::module_& root) {
         d["compiles"] = s.compiles;
         d["compile_ms"] = s.compile_ms;
         d["disk_rejects"] = s.disk_rejects;
+        d["prefetch_hits"] = s.prefetch_hits;
         return d;
     });
     m.def("kernel_cache_dir", &cuda::kernel_cache_dir);
@@ -134,6 +135,10 @@ void bind_cuda(nb::module_& root) {
         nb::arg("arch"), nb::arg("threads"), nb::arg("name_filter"));
     m.def("clear_kernel_memory_cache", &cuda::clear_kernel_memory_cache);
     m.def("_launch_faulting_kernel", &cuda::detail::launch_faulting_kernel, nb::arg("device"));
+    m.def("_wait_background_compiles", [] {
+        nb::gil_scoped_release r;
+        cuda::detail::wait_background_compiles();
+    });
     m.def("_bare_launch_seconds", &cuda::detail::bare_launch_seconds, nb::arg("calls"),
           nb::arg("device") = -1);
 }

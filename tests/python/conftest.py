@@ -75,6 +75,43 @@ def _restore_default_device():
             pass
 
 
+SHARD_CHUNK = 64
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--shard",
+        default=None,
+        metavar="I/N",
+        help="run only shard I of N (0 <= I < N): consecutive chunks of "
+        f"{SHARD_CHUNK} tests dealt round-robin, so neighbouring parametrizations (which "
+        "share compiled kernels) stay in one process; tools/gpu_tests.py runs the shards",
+    )
+
+
+def _parse_shard(text):
+    try:
+        i, n = (int(v) for v in text.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"--shard: expected I/N, got {text!r}") from None
+    if not (n >= 1 and 0 <= i < n):
+        raise pytest.UsageError(f"--shard: expected 0 <= I < N, got {text!r}")
+    return i, n
+
+
+def pytest_collection_modifyitems(config, items):
+    text = config.getoption("--shard")
+    if text is None:
+        return
+    i, n = _parse_shard(text)
+    keep, drop = [], []
+    for k, item in enumerate(items):
+        (keep if (k // SHARD_CHUNK) % n == i else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+    items[:] = keep
+
+
 def pytest_terminal_summary(terminalreporter):
     """On a GPU, where the suite's time went in the kernel cache (compiles are most of it)."""
     if cuda_unavailable_reason() is None:

@@ -248,3 +248,21 @@ def test_host_data_goes_to_the_default_device():
                 ember.asarray(a, copy=False)
             # DLPack imports keep the producer's device.
             assert ember.from_dlpack(a).device == ember.Device("cpu")
+
+
+def test_host_operands_stay_on_the_host_and_numpy_scalars_combine_everywhere(device):
+    x = ember.ones(3, dtype=ember.float32, device=device)
+    # a NumPy scalar (or 0-d array) is a strong scalar: works with arrays on any device
+    for s in (np.float32(2), np.array(2, dtype=np.float32)):
+        y = x * s
+        assert y.device == x.device and y.dtype == ember.float32
+        np.testing.assert_array_equal(ember.asnumpy(y), np.full(3, 2, np.float32))
+    assert (x + np.float64(1)).dtype == ember.float64  # strong, as NumPy 2's 0-d arrays
+    host = (np.ones(3, np.float32), [1.0, 2.0, 3.0])
+    if device == "cpu":
+        for h in host:
+            assert (x + h).device == x.device
+    else:
+        for h in host:
+            with pytest.raises(ValueError, match="different devices"):
+                x + h

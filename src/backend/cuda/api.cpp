@@ -237,6 +237,7 @@ KernelCacheStats kernel_cache_stats() {
     s.compiles = c.compiles.load();
     s.compile_ms = double(c.compile_us.load()) / 1000.0;
     s.disk_rejects = c.disk_rejects.load();
+    s.prefetch_hits = c.prefetch_hits.load();
     return s;
 }
 
@@ -281,6 +282,8 @@ void launch_faulting_kernel(int device) {
     void* args[] = {&p};
     launch(d, f, 1, 1, args, "_launch_faulting_kernel");
 }
+
+void wait_background_compiles() { gpu::wait_background_compiles(); }
 
 double bare_launch_seconds(int calls, int device) {
     DeviceState& d = state(device);

@@ -373,6 +373,16 @@ public:
         });
     }
 
+    static bool same_input_dtypes(const MapKernel& k, int arity) {
+        int first = -1;
+        for (int i = 0; i < arity; ++i) {
+            if (k.scalar_mask & (1u << i)) continue;
+            if (first < 0) first = i;
+            if (k.in[i] != k.in[first]) return false;
+        }
+        return true;
+    }
+
     void map(ops::OpId op, DType compute, const Loop& l) override {
         const int64_t n = l.numel();
         if (n == 0) return;
@@ -401,12 +411,16 @@ public:
             const KernelKey key = map_key(k);
             CUfunction f = find_kernel(d, key);
             if (!f) {
-                // Compile the layouts this op is likely to meet next alongside, in parallel.
+                // Compile the layouts this op is likely to meet next alongside, in parallel, when
+                // its array operands share one dtype; a mixed-dtype kernel (rarer, and there are
+                // many) compiles only the layout asked for.
                 std::vector<std::pair<KernelKey, KernelSource>> items;
                 items.push_back({key, {map_program({&k, 1}), kernel_name(k)}});
-                for (MapKernel v : layout_variants(k)) {
-                    if (map_key(v) == key) continue;
-                    items.push_back({map_key(v), {map_program({&v, 1}), kernel_name(v)}});
+                if (same_input_dtypes(k, oi.arity)) {
+                    for (MapKernel v : layout_variants(k)) {
+                        if (map_key(v) == key) continue;
+                        items.push_back({map_key(v), {map_program({&v, 1}), kernel_name(v)}});
+                    }
                 }
                 f = load_kernels(d, items);
             }
@@ -531,16 +545,31 @@ private:
         });
     }
 
-    static CUfunction reduce_fn(DeviceState& d, const ReduceKernel& k) {
+    static KernelKey reduce_key(const ReduceKernel& k) {
         KeyBuilder kb;
         kb.put(fam_reduce, 4).put(uint64_t(k.kind), 4).put(uint64_t(k.in), 4);
         kb.put(uint64_t(k.acc), 4).put(uint64_t(k.out), 4);
         kb.put(k.tpo == 1 ? 0 : k.tpo == 32 ? 1 : 2, 2).put(uint64_t(k.nk), 4);
         kb.put(uint64_t(k.nr), 4).put(uint64_t(k.vec), 5).put(k.partial_in, 1);
         kb.put(k.partial_out, 1).put(k.index64, 1);
-        return kernel(d, kb.k, [&] {
+        return kb.k;
+    }
+
+    static CUfunction reduce_fn(DeviceState& d, const ReduceKernel& k) {
+        return kernel(d, reduce_key(k), [&] {
             return KernelSource{reduce_program(k), reduce_kernel_name(k)};
         });
+    }
+
+    // The first pass of a two-pass reduction, with its second pass `next` compiled alongside
+    // (on a background thread) when neither is loaded yet.
+    static CUfunction reduce_fn(DeviceState& d, const ReduceKernel& k, const ReduceKernel& next) {
+        const KernelKey key = reduce_key(k);
+        if (CUfunction f = find_kernel(d, key)) return f;
+        std::vector<std::pair<KernelKey, KernelSource>> items;
+        items.push_back({key, {reduce_program(k), reduce_kernel_name(k)}});
+        items.push_back({reduce_key(next), {reduce_program(next), reduce_kernel_name(next)}});
+        return load_kernels(d, items);
     }
 
     static void run_reduce(ReduceKind kind, DType acc, const Loop& l) {
@@ -632,16 +661,16 @@ private:
             ~Free() { gpu::deallocate(d, p); }
         } guard{d, partial};
         k.partial_out = true;
-        {
-            void* args[] = {&partial, &in, &g, idx(m32, m64), idx(r32, r64), idx(c32, c64)};
-            launch(d, reduce_fn(d, k), unsigned(gx), unsigned(S), args, who);
-        }
         ReduceKernel f = k;
         f.partial_out = false;
         f.partial_in = true;
         f.vec = 1;
         f.nr = 1;
         f.tpo = S >= 1024 ? 256 : S >= 64 && M < target / 32 ? 32 : 1;
+        {
+            void* args[] = {&partial, &in, &g, idx(m32, m64), idx(r32, r64), idx(c32, c64)};
+            launch(d, reduce_fn(d, k, f), unsigned(gx), unsigned(S), args, who);
+        }
         ReduceGeometry g2 = g;
         int64_t stride = 1;
         for (int i = 0; i < k.nk; ++i) {

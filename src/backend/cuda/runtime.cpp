@@ -3,9 +3,11 @@
 #include "backend/cuda/runtime.hpp"
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <thread>
 
@@ -373,8 +375,9 @@ CacheCounters& cache_counters() {
 }
 
 const DiskCache& disk_cache() {
-    static const DiskCache c(default_kernel_cache_dir());
-    return c;
+    static const DiskCache* c =
+        new DiskCache(default_kernel_cache_dir());  // leaked: see Prefetcher
+    return *c;
 }
 
 namespace {
@@ -430,24 +433,163 @@ bool has_kernel(DeviceState& d, const KernelKey& key) {
     return d.kernels.count(key) != 0;
 }
 
+namespace {
+
+// Kernels compiled ahead, on background threads, to cubins that wait in memory (and on disk)
+// until they are asked for: the layout variants an op is likely to meet next. A caller that asks
+// for one still queued compiles it itself; one being compiled is waited for. Leaked on purpose:
+// at exit the workers finish the compile in flight (see stop) and nothing is destroyed under them.
+class Prefetcher {
+public:
+    static Prefetcher& get() {
+        static Prefetcher* p = new Prefetcher();
+        return *p;
+    }
+
+    void submit(const Hash128& h, Program program, int arch) {
+        std::lock_guard lk(mu_);
+        if (stopping_ || entries_.count(h)) return;
+        entries_[h].state = State::queued;
+        jobs_.push_back({h, std::move(program), arch});
+        if (workers_<max_workers&& int(jobs_.size())> idle_) {
+            ++workers_;
+            std::thread([this] { work(); }).detach();
+        }
+        cv_.notify_one();
+    }
+
+    // The cubin for h when a worker compiled it (waiting for one in flight); nullopt when it was
+    // never submitted, is still queued (the caller compiles it: the job is dropped) or failed.
+    std::optional<std::string> take(const Hash128& h) {
+        std::unique_lock lk(mu_);
+        auto it = entries_.find(h);
+        if (it == entries_.end()) return std::nullopt;
+        if (it->second.state == State::queued) {
+            it->second.state = State::claimed;
+            return std::nullopt;
+        }
+        done_cv_.wait(lk, [&] {
+            it = entries_.find(h);
+            return it == entries_.end() || it->second.state != State::compiling;
+        });
+        if (it == entries_.end()) return std::nullopt;
+        std::optional<std::string> cubin;
+        if (it->second.state == State::done) cubin = std::move(it->second.cubin);
+        entries_.erase(it);
+        return cubin;
+    }
+
+    // Returns when every submitted job has finished (tests and benchmarks that count compiles).
+    void wait_idle() {
+        std::unique_lock lk(mu_);
+        done_cv_.wait(lk, [&] { return jobs_.empty() && busy_ == 0; });
+    }
+
+private:
+    enum class State { queued, claimed, compiling, done, failed };
+    struct Entry {
+        State state = State::queued;
+        std::string cubin;
+    };
+    struct Job {
+        Hash128 h;
+        Program program;
+        int arch;
+    };
+    struct HashOf {
+        size_t operator()(const Hash128& h) const {
+            return size_t(h.lo ^ (h.hi * 0x9E3779B97F4A7C15ull));
+        }
+    };
+    static constexpr int max_workers = 2;
+
+    Prefetcher() {
+        disk_cache();  // constructed first, so that it outlives the exit handler below
+        std::atexit([] { get().stop(); });
+    }
+
+    void stop() {
+        std::unique_lock lk(mu_);
+        stopping_ = true;
+        jobs_.clear();
+        cv_.notify_all();
+        done_cv_.wait(lk, [&] { return busy_ == 0; });
+    }
+
+    void work() {
+        std::unique_lock lk(mu_);
+        for (;;) {
+            ++idle_;
+            cv_.wait(lk, [&] { return stopping_ || !jobs_.empty(); });
+            --idle_;
+            if (stopping_) return;
+            Job job = std::move(jobs_.front());
+            jobs_.pop_front();
+            auto it = entries_.find(job.h);
+            if (it == entries_.end() || it->second.state != State::queued) {
+                if (it != entries_.end() && it->second.state == State::claimed) entries_.erase(it);
+                done_cv_.notify_all();
+                continue;
+            }
+            it->second.state = State::compiling;
+            ++busy_;
+            lk.unlock();
+            std::string cubin;
+            bool ok = true;
+            try {
+                bool rejected = false;
+                std::optional<std::string> hit = disk_cache().load(job.h, &rejected);
+                CacheCounters& c = cache_counters();
+                if (rejected) c.disk_rejects.fetch_add(1);
+                if (hit) {
+                    cubin = std::move(*hit);
+                    c.disk_hits.fetch_add(1);
+                } else {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    cubin = compile_cubin(job.program, job.arch);
+                    c.compile_us.fetch_add(
+                        uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
+                                     std::chrono::steady_clock::now() - t0)
+                                     .count()));
+                    c.compiles.fetch_add(1);
+                    disk_cache().store(job.h, cubin);
+                }
+            } catch (...) {  // compiled again, and reported, when it is asked for
+                ok = false;
+            }
+            lk.lock();
+            --busy_;
+            Entry& e = entries_[job.h];
+            e.state = ok ? State::done : State::failed;
+            e.cubin = std::move(cubin);
+            done_cv_.notify_all();
+        }
+    }
+
+    std::mutex mu_;
+    std::condition_variable cv_, done_cv_;
+    std::deque<Job> jobs_;
+    std::unordered_map<Hash128, Entry, HashOf> entries_;
+    int workers_ = 0, idle_ = 0, busy_ = 0;
+    bool stopping_ = false;
+};
+
+Hash128 source_hash(const DeviceState& d, const Program& p) {
+    const NvrtcApi* nv = nvrtc();
+    if (!nv) throw Error("ember.cuda: cannot compile kernels: " + nvrtc_unavailable_reason());
+    return kernel_cache_key(p, compile_options(d.arch), nv->major, nv->minor, d.arch);
+}
+
+}  // namespace
+
+void wait_background_compiles() { Prefetcher::get().wait_idle(); }
+
 CUfunction load_kernels(DeviceState& d, std::vector<std::pair<KernelKey, KernelSource>>& items) {
-    std::vector<std::thread> threads;
     for (size_t i = 1; i < items.size(); ++i) {
         if (has_kernel(d, items[i].first)) continue;
-        threads.emplace_back([&d, &item = items[i]] {
-            try {
-                load_kernel(d, item.first, item.second);
-            } catch (...) {  // compiled again, and reported, when it is asked for
-            }
-        });
+        Program& p = items[i].second.program;
+        Prefetcher::get().submit(source_hash(d, p), std::move(p), d.arch);
     }
-    struct Join {
-        std::vector<std::thread>& t;
-        ~Join() {
-            for (std::thread& th : t)
-                th.join();
-        }
-    } join{threads};
     return load_kernel(d, items[0].first, items[0].second);
 }
 
@@ -462,18 +604,23 @@ CUfunction load_kernel(DeviceState& d, const KernelKey& key, const KernelSource&
     const NvrtcApi* nv = nvrtc();
     if (!nv) throw Error("ember.cuda: cannot compile kernels: " + nvrtc_unavailable_reason());
     CacheCounters& c = cache_counters();
-    const Hash128 h =
-        kernel_cache_key(src.program, compile_options(d.arch), nv->major, nv->minor, d.arch);
-    bool rejected = false;
-    std::optional<std::string> cubin = disk_cache().load(h, &rejected);
-    if (rejected) c.disk_rejects.fetch_add(1);
+    const Hash128 h = source_hash(d, src.program);
     const DriverApi& a = *driver();
     bind(d);
     CUmodule mod = nullptr;
-    if (cubin && a.cuModuleLoadData(&mod, cubin->data()) == CUDA_SUCCESS) {
-        c.disk_hits.fetch_add(1);
+    // A background thread's cubin, else the disk cache's, else compiled here.
+    std::optional<std::string> cubin = Prefetcher::get().take(h);
+    bool loaded = cubin && a.cuModuleLoadData(&mod, cubin->data()) == CUDA_SUCCESS;
+    if (loaded) {
+        c.prefetch_hits.fetch_add(1);
     } else {
-        if (cubin) c.disk_rejects.fetch_add(1);
+        bool rejected = false;
+        cubin = disk_cache().load(h, &rejected);
+        loaded = cubin && a.cuModuleLoadData(&mod, cubin->data()) == CUDA_SUCCESS;
+        if (rejected || (cubin && !loaded)) c.disk_rejects.fetch_add(1);
+        if (loaded) c.disk_hits.fetch_add(1);
+    }
+    if (!loaded) {
         const auto t0 = std::chrono::steady_clock::now();
         cubin = compile_cubin(src.program, d.arch);
         c.compile_us.fetch_add(uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(

@@ -138,11 +138,13 @@ CUfunction find_kernel(DeviceState& d, const KernelKey& key);
 // Forgets d's loaded kernels in every thread (modules stay loaded).
 void forget_kernels(DeviceState& d);
 CUfunction load_kernel(DeviceState& d, const KernelKey& key, const KernelSource& src);
-// Loads items[0] and, on other threads at the same time, those of the rest that are missing
-// (variants of the same kernel the caller expects to need soon); returns items[0]'s function.
-// Only a failure of items[0] is reported.
+// Loads items[0] and hands those of the rest that are missing (variants of the same kernel the
+// caller expects to need soon) to background compiler threads, whose cubins load_kernel takes
+// when they are asked for; returns items[0]'s function. Only a failure of items[0] is reported.
 CUfunction load_kernels(DeviceState& d, std::vector<std::pair<KernelKey, KernelSource>>& items);
 bool has_kernel(DeviceState& d, const KernelKey& key);
+// Waits until the background compiles load_kernels started have finished.
+void wait_background_compiles();
 template <class Make>
 CUfunction kernel(DeviceState& d, const KernelKey& key, Make&& make) {
     if (CUfunction f = find_kernel(d, key)) return f;
@@ -152,6 +154,7 @@ CUfunction kernel(DeviceState& d, const KernelKey& key, Make&& make) {
 // Process-wide kernel cache counters and the disk cache.
 struct CacheCounters {
     std::atomic<uint64_t> memory_hits{0}, disk_hits{0}, compiles{0}, disk_rejects{0};
+    std::atomic<uint64_t> prefetch_hits{0};  // compiled ahead by a background thread
     std::atomic<uint64_t> compile_us{0};
 };
 CacheCounters& cache_counters();
