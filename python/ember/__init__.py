@@ -81,6 +81,8 @@ from ._linalg import (
 )
 from . import cuda, linalg, random
 from . import fft
+from . import data, datasets, optim
+from ._serialization import load, save
 
 __version__ = _core.__version__
 
@@ -119,6 +121,11 @@ nan = float("nan")
 newaxis = None
 
 __all__ = [
+    "data",
+    "datasets",
+    "load",
+    "optim",
+    "save",
     "diagonal",
     "dot",
     "get_matmul_precision",

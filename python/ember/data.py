@@ -1,0 +1,490 @@
+"""ember.data: datasets and mini-batch loading (``Dataset``, ``TensorDataset``, ``Subset``,
+``random_split``, ``DataLoader``, ``default_collate``), with PyTorch's names and semantics.
+
+Batches are ember arrays. A ``DataLoader`` over a ``TensorDataset`` (or a ``Subset`` of one, as
+``random_split`` makes) gathers each batch with one ``ember.take`` per array, on the arrays' own
+device, instead of stacking one sample at a time; other datasets go through ``collate_fn``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import math
+import numbers
+import warnings
+from collections.abc import Mapping, Sequence
+
+import numpy as _np
+
+from . import _core
+from ._array import asarray, asnumpy
+from ._core import ndarray
+
+__all__ = [
+    "DataLoader",
+    "Dataset",
+    "Subset",
+    "TensorDataset",
+    "default_collate",
+    "random_split",
+]
+
+
+class Dataset:
+    """A map-style dataset: ``dataset[i]`` is sample ``i`` for ``0 <= i < len(dataset)``.
+
+    Subclasses implement ``__getitem__`` and ``__len__``."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError(f"{type(self).__name__} must implement __getitem__")
+
+    def __len__(self):
+        raise NotImplementedError(f"{type(self).__name__} must implement __len__")
+
+
+def _index(i, n, who):
+    """``i`` as a Python int in ``[0, n)`` (negative counts from the end), or IndexError."""
+    if isinstance(i, builtins.bool) or not isinstance(i, (numbers.Integral, _np.integer)):
+        if isinstance(i, ndarray) and i.ndim == 0 and i.dtype.kind in "iu":
+            i = i.item()
+        else:
+            raise TypeError(f"{who}: index must be an int, got {type(i).__name__} {i!r}")
+    i = int(i)
+    if not -n <= i < n:
+        raise IndexError(f"{who}: index {i} is out of range for length {n}")
+    return i + n if i < 0 else i
+
+
+def _int_list(values, who, name):
+    """A list of Python ints from a sequence, NumPy or ember array of integers."""
+    if isinstance(values, ndarray):
+        values = asnumpy(values)
+    if isinstance(values, _np.ndarray):
+        if values.ndim != 1 or (values.dtype.kind not in "iu" and values.size):
+            raise TypeError(
+                f"{who}: {name} must be a 1-d sequence of ints, got an array of shape "
+                f"{values.shape} and dtype {values.dtype}"
+            )
+        return [int(v) for v in values]
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence | range):
+        try:
+            values = list(values)
+        except TypeError:
+            raise TypeError(
+                f"{who}: {name} must be a sequence of ints, got {type(values).__name__}"
+            ) from None
+    out = []
+    for v in values:
+        if isinstance(v, builtins.bool) or not isinstance(v, (numbers.Integral, _np.integer)):
+            raise TypeError(f"{who}: {name} must contain ints, got {type(v).__name__} {v!r}")
+        out.append(int(v))
+    return out
+
+
+class TensorDataset(Dataset):
+    """Samples are rows of arrays sharing their first dimension: ``dataset[i]`` is
+    ``(a[i] for a in arrays)`` as a tuple.
+
+    Arrays that are not ember arrays (NumPy arrays, lists) are converted with
+    ``ember.asarray``. Arrays may live on any device; a ``DataLoader`` gathers each batch on the
+    device of each array.
+    """
+
+    def __init__(self, *arrays):
+        who = "ember.data.TensorDataset"
+        if not arrays:
+            raise ValueError(f"{who}: needs at least one array")
+        conv = []
+        for k, a in enumerate(arrays):
+            if not isinstance(a, ndarray):
+                try:
+                    a = asarray(a)
+                except (TypeError, ValueError) as e:
+                    raise TypeError(f"{who}: array {k} is not array-like: {e}") from None
+            if a.ndim == 0:
+                raise ValueError(f"{who}: array {k} is 0-d; every array needs a first dimension")
+            conv.append(a)
+        sizes = [a.shape[0] for a in conv]
+        if any(s != sizes[0] for s in sizes):
+            raise ValueError(
+                f"{who}: the arrays' first dimensions differ: {tuple(sizes)}; they must be equal"
+            )
+        self.arrays = tuple(conv)
+
+    def __getitem__(self, index):
+        i = _index(index, len(self), "ember.data.TensorDataset")
+        return tuple(a[i] for a in self.arrays)
+
+    def __len__(self):
+        return self.arrays[0].shape[0]
+
+    def __repr__(self):
+        shapes = ", ".join(str(tuple(a.shape)) for a in self.arrays)
+        return f"TensorDataset({shapes})"
+
+
+class Subset(Dataset):
+    """The samples of `dataset` at `indices`, in that order: ``subset[i]`` is
+    ``dataset[indices[i]]``."""
+
+    def __init__(self, dataset, indices):
+        who = "ember.data.Subset"
+        self.dataset = dataset
+        self.indices = _int_list(indices, who, "indices")
+        n = _len_or_none(dataset)
+        if n is not None:
+            for i in self.indices:
+                if not -n <= i < n:
+                    raise IndexError(f"{who}: index {i} is out of range for a dataset of {n}")
+
+    def __getitem__(self, index):
+        if isinstance(index, list):
+            return [
+                self.dataset[self.indices[_index(i, len(self), "ember.data.Subset")]] for i in index
+            ]
+        return self.dataset[self.indices[_index(index, len(self), "ember.data.Subset")]]
+
+    def __len__(self):
+        return len(self.indices)
+
+    def __repr__(self):
+        return f"Subset({type(self.dataset).__name__}, {len(self)} samples)"
+
+
+def _len_or_none(dataset):
+    try:
+        return len(dataset)
+    except TypeError:
+        return None
+
+
+def _generator(generator, who):
+    """An ember.random Generator from None (fresh entropy), an int seed or a Generator."""
+    from . import random
+
+    if generator is None:
+        return random.default_rng()
+    if isinstance(generator, random.Generator):
+        return generator
+    if isinstance(generator, (numbers.Integral, _np.integer)) and not isinstance(
+        generator, builtins.bool
+    ):
+        if generator < 0:
+            raise ValueError(f"{who}: generator seed must be non-negative, got {generator}")
+        return random.default_rng(int(generator))
+    raise TypeError(
+        f"{who}: generator must be None, an int seed or an ember.random.Generator, "
+        f"got {type(generator).__name__} {generator!r}"
+    )
+
+
+def _permutation(gen, n):
+    return asnumpy(gen.permutation(n, device="cpu")).astype(_np.int64, copy=False)
+
+
+def random_split(dataset, lengths, generator=None):
+    """Splits `dataset` into non-overlapping random ``Subset``\\ s of the given lengths.
+
+    `lengths` are ints summing to ``len(dataset)``, or fractions summing to 1: then each split
+    gets ``floor(fraction * len(dataset))`` samples and the samples left over go one each to the
+    splits in order, as in PyTorch. `generator` is an ``ember.random.Generator``, an int seed,
+    or None (fresh entropy).
+    """
+    who = "ember.data.random_split"
+    n = _len_or_none(dataset)
+    if n is None:
+        raise TypeError(f"{who}: dataset must have a length, got {type(dataset).__name__}")
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence):
+        try:
+            lengths = list(lengths)
+        except TypeError:
+            raise TypeError(
+                f"{who}: lengths must be a sequence of ints or fractions, "
+                f"got {type(lengths).__name__}"
+            ) from None
+    lengths = list(lengths)
+    if not lengths:
+        raise ValueError(f"{who}: lengths must not be empty")
+    for v in lengths:
+        if isinstance(v, builtins.bool) or not isinstance(v, (numbers.Real, _np.number)):
+            raise TypeError(f"{who}: lengths must be ints or fractions, got {v!r}")
+        if not math.isfinite(float(v)) or v < 0:
+            raise ValueError(f"{who}: lengths must be non-negative, got {v!r}")
+    all_ints = all(isinstance(v, (numbers.Integral, _np.integer)) for v in lengths)
+    if not all_ints:
+        if not math.isclose(sum(float(v) for v in lengths), 1.0) or any(v > 1 for v in lengths):
+            raise ValueError(
+                f"{who}: fractional lengths must sum to 1, got {lengths!r} (sum "
+                f"{sum(float(v) for v in lengths)})"
+            )
+        sizes = [math.floor(n * float(f)) for f in lengths]
+        for i in range(n - sum(sizes)):
+            sizes[i % len(sizes)] += 1
+        for i, s in enumerate(sizes):
+            if s == 0:
+                warnings.warn(
+                    f"{who}: length of split {i} is 0; that split will be empty",
+                    stacklevel=2,
+                )
+        lengths = sizes
+    lengths = [int(v) for v in lengths]
+    if sum(lengths) != n:
+        raise ValueError(
+            f"{who}: the lengths {lengths} sum to {sum(lengths)}, not to the dataset's length {n}"
+        )
+    order = _permutation(_generator(generator, who), n).tolist()
+    out, start = [], 0
+    for length in lengths:
+        out.append(Subset(dataset, order[start : start + length]))
+        start += length
+    return out
+
+
+def _stack(arrays):
+    """Stacks same-shaped ember arrays along a new first axis (on their common device)."""
+    first = arrays[0]
+    for a in arrays[1:]:
+        if a.shape != first.shape:
+            raise ValueError(
+                "ember.data.default_collate: samples must have equal shapes to be stacked, "
+                f"got {tuple(first.shape)} and {tuple(a.shape)}"
+            )
+        if a.device != first.device:
+            raise ValueError(
+                "ember.data.default_collate: samples must be on one device to be stacked, "
+                f"got {first.device} and {a.device}"
+            )
+    stack = getattr(importlib.import_module(__package__), "stack", None)
+    if stack is not None:
+        return stack(list(arrays), axis=0)
+    from ._dtypes import result_type
+
+    dt = result_type(*arrays)
+    out = _core.empty((len(arrays), *first.shape), dtype=dt, device=first.device)
+    for i, a in enumerate(arrays):
+        out[i] = a
+    return out
+
+
+def _is_namedtuple(x):
+    return isinstance(x, tuple) and hasattr(x, "_fields")
+
+
+def default_collate(batch):
+    """Merges a list of samples into a batch.
+
+    Ember arrays are stacked along a new first axis; NumPy arrays and Python or NumPy numbers
+    become one ember array (Python ``bool``, ``int``, ``float``, ``complex`` give bool, int64,
+    float64, complex128); strings stay a list; dicts, tuples (named ones too) and lists of those
+    are collated element by element, keeping their type.
+    """
+    who = "ember.data.default_collate"
+    if not isinstance(batch, Sequence) or isinstance(batch, (str, bytes)):
+        raise TypeError(f"{who}: batch must be a list of samples, got {type(batch).__name__}")
+    if not batch:
+        raise ValueError(f"{who}: batch is empty")
+    elem = batch[0]
+    if isinstance(elem, ndarray):
+        for b in batch:
+            if not isinstance(b, ndarray):
+                raise TypeError(
+                    f"{who}: a batch mixes ember arrays with {type(b).__name__}; samples at the "
+                    "same position must have the same type"
+                )
+        return _stack(batch)
+    if isinstance(elem, _np.ndarray):
+        try:
+            return asarray(_np.stack([_np.asarray(b) for b in batch]))
+        except ValueError as e:
+            raise ValueError(f"{who}: cannot stack NumPy samples: {e}") from None
+    if isinstance(elem, (builtins.bool, _np.bool_)):
+        return asarray(_np.asarray(batch, dtype=_np.bool_))
+    if isinstance(elem, (numbers.Number, _np.number)):
+        if isinstance(elem, _np.number):
+            return asarray(_np.asarray(batch))
+        if isinstance(elem, numbers.Integral):
+            return asarray(_np.asarray(batch, dtype=_np.int64))
+        if isinstance(elem, numbers.Real):
+            return asarray(_np.asarray(batch, dtype=_np.float64))
+        return asarray(_np.asarray(batch, dtype=_np.complex128))
+    if isinstance(elem, (str, bytes)):
+        return list(batch)
+    if isinstance(elem, Mapping):
+        keys = list(elem.keys())
+        for b in batch:
+            if not isinstance(b, Mapping) or set(b.keys()) != set(keys):
+                raise ValueError(
+                    f"{who}: dict samples must all have the keys {keys}, got "
+                    f"{list(b.keys()) if isinstance(b, Mapping) else type(b).__name__}"
+                )
+        out = {k: default_collate([b[k] for b in batch]) for k in keys}
+        return out if type(elem) is dict else _rebuild_mapping(elem, out)
+    if isinstance(elem, Sequence):
+        n = len(elem)
+        for b in batch:
+            if not isinstance(b, Sequence) or len(b) != n:
+                raise ValueError(
+                    f"{who}: sequence samples must all have length {n}, got "
+                    f"{len(b) if isinstance(b, Sequence) else type(b).__name__}"
+                )
+        fields = [default_collate(list(s)) for s in zip(*batch, strict=True)]
+        if _is_namedtuple(elem):
+            return type(elem)(*fields)
+        if isinstance(elem, tuple):
+            return tuple(fields)
+        return fields
+    raise TypeError(
+        f"{who}: samples must be ember or NumPy arrays, numbers, strings, dicts, tuples or "
+        f"lists; got {type(elem).__name__}"
+    )
+
+
+def _rebuild_mapping(elem, out):
+    try:
+        return type(elem)(out)
+    except TypeError:
+        return out
+
+
+def _gather_source(dataset):
+    """For a TensorDataset, or Subsets of one, its arrays and the index map (None: identity)."""
+    index_map = None
+    while type(dataset).__getitem__ is Subset.__getitem__ and isinstance(dataset, Subset):
+        idx = _np.asarray(dataset.indices, dtype=_np.int64)
+        index_map = idx if index_map is None else idx[index_map]
+        dataset = dataset.dataset
+    if isinstance(dataset, TensorDataset) and (
+        type(dataset).__getitem__ is TensorDataset.__getitem__
+    ):
+        if index_map is not None:
+            n = len(dataset)
+            index_map = _np.where(index_map < 0, index_map + n, index_map)
+        return dataset.arrays, index_map
+    return None, None
+
+
+class DataLoader:
+    """Iterates over `dataset` in mini-batches.
+
+    - `batch_size`: samples per batch (a positive int); the last batch is smaller unless
+      `drop_last` is True, when it is dropped. ``len(loader)`` is the number of batches.
+    - `shuffle`: a new random order every epoch (every ``iter(loader)``), drawn from
+      `generator`: an ``ember.random.Generator``, an int seed (the same seed gives the same
+      sequence of epochs), or None (fresh entropy).
+    - `collate_fn`: merges a list of samples into a batch (default ``default_collate``: arrays
+      are stacked; tuples and dicts are collated element-wise; numbers become arrays).
+    - `device`: every array of every batch is moved there with ``.to(device)`` (None: left where
+      the dataset has it).
+    - `pin_memory`: accepted for PyTorch compatibility; currently a no-op (batches are ordinary
+      host memory; page-locked host memory for faster copies to the GPU is not available yet).
+
+    A ``TensorDataset``, or a ``Subset`` of one (as ``random_split`` returns), with the default
+    `collate_fn`, takes a fast path: each batch is one gather (``ember.take`` along axis 0) per
+    array on that array's device, giving a tuple of arrays.
+    """
+
+    def __init__(
+        self,
+        dataset,
+        batch_size=1,
+        shuffle=False,
+        drop_last=False,
+        collate_fn=None,
+        generator=None,
+        device=None,
+        pin_memory=False,
+    ):
+        who = "ember.data.DataLoader"
+        n = _len_or_none(dataset)
+        if n is None or not hasattr(dataset, "__getitem__"):
+            raise TypeError(
+                f"{who}: dataset must support len() and indexing, got {type(dataset).__name__}"
+            )
+        if isinstance(batch_size, builtins.bool) or not isinstance(
+            batch_size, (numbers.Integral, _np.integer)
+        ):
+            raise TypeError(f"{who}: batch_size must be a positive int, got {batch_size!r}")
+        if batch_size <= 0:
+            raise ValueError(f"{who}: batch_size must be a positive int, got {batch_size!r}")
+        for name, v in (("shuffle", shuffle), ("drop_last", drop_last), ("pin_memory", pin_memory)):
+            if not isinstance(v, (builtins.bool, _np.bool_)):
+                raise TypeError(f"{who}: {name} must be a bool, got {v!r}")
+        if collate_fn is not None and not callable(collate_fn):
+            raise TypeError(f"{who}: collate_fn must be callable, got {collate_fn!r}")
+        if device is not None:
+            device = _core.Device(device) if not isinstance(device, _core.Device) else device
+        self.dataset = dataset
+        self.batch_size = int(batch_size)
+        self.shuffle = builtins.bool(shuffle)
+        self.drop_last = builtins.bool(drop_last)
+        self.collate_fn = default_collate if collate_fn is None else collate_fn
+        self.device = device
+        self.pin_memory = builtins.bool(pin_memory)
+        # the generator is made once, so each epoch continues its stream (a new order each time)
+        self.generator = (
+            _generator(generator, who) if self.shuffle or generator is not None else None
+        )
+
+    def __len__(self):
+        n = len(self.dataset)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+    def _order(self):
+        n = len(self.dataset)
+        if self.shuffle:
+            return _permutation(self.generator, n)
+        return _np.arange(n, dtype=_np.int64)
+
+    def _batches(self, order):
+        n, bs = len(order), self.batch_size
+        stop = n - n % bs if self.drop_last else n
+        for start in range(0, stop, bs):
+            yield start, min(start + bs, n)
+
+    def __iter__(self):
+        order = self._order()
+        arrays, index_map = (None, None)
+        if self.collate_fn is default_collate:
+            arrays, index_map = _gather_source(self.dataset)
+        if arrays is not None:
+            yield from self._iter_gather(arrays, order if index_map is None else index_map[order])
+            return
+        for start, stop in self._batches(order):
+            batch = self.collate_fn([self.dataset[int(i)] for i in order[start:stop]])
+            yield batch if self.device is None else _to_device(batch, self.device)
+
+    def _iter_gather(self, arrays, order):
+        # the epoch's order goes to each array's device once; batches slice it (views)
+        on_device = {}
+        for a in arrays:
+            key = str(a.device)
+            if key not in on_device:
+                on_device[key] = asarray(order, device=a.device)
+        for start, stop in self._batches(order):
+            batch = tuple(
+                _core.take(a, on_device[str(a.device)][start:stop], axis=0) for a in arrays
+            )
+            yield batch if self.device is None else _to_device(batch, self.device)
+
+    def __repr__(self):
+        return (
+            f"DataLoader({type(self.dataset).__name__}, batch_size={self.batch_size}, "
+            f"shuffle={self.shuffle}, drop_last={self.drop_last}, {len(self)} batches)"
+        )
+
+
+def _to_device(batch, device):
+    """Moves every ember array inside a batch (nested tuples, lists, dicts) to `device`."""
+    if isinstance(batch, ndarray):
+        return batch if batch.device == device else batch.to(device)
+    if isinstance(batch, Mapping):
+        out = {k: _to_device(v, device) for k, v in batch.items()}
+        return out if type(batch) is dict else _rebuild_mapping(batch, out)
+    if _is_namedtuple(batch):
+        return type(batch)(*(_to_device(v, device) for v in batch))
+    if isinstance(batch, tuple):
+        return tuple(_to_device(v, device) for v in batch)
+    if isinstance(batch, list):
+        return [_to_device(v, device) for v in batch]
+    return batch
