@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "ember/array.hpp"
 #include "ember/device.hpp"
 #include "ember/dtype.hpp"
 #include "ember/optable.hpp"
 #include "ember/shape.hpp"
+#include "ops/optim.hpp"
 #include "ops/random.hpp"
 #include "ops/scalar.hpp"
 
@@ -119,6 +121,17 @@ struct SolverCall {
     int32_t* info = nullptr;
 };
 
+// One fused optimizer step (src/ops/optim.hpp) over the tensors of one dtype on one device:
+// tensor i has n[i] contiguous elements at param[i] and grad[i], and at state[k][i] for each state
+// k the step uses (optim::uses_state; null otherwise).
+struct OptimizerStep {
+    optim::Hyper hyper;
+    DType dtype = DType::float32;
+    int device = 0;
+    std::vector<void*> param, grad, state[3];
+    std::vector<int64_t> n;
+};
+
 enum class ReduceOp : uint8_t { sum, prod, max, min, any, all };
 enum class ArgReduceOp : uint8_t { argmax, argmin };
 
@@ -162,6 +175,8 @@ public:
                         int device) = 0;
     // Dense factorizations (see SolverCall).
     virtual void solver(const SolverCall& call) = 0;
+    // Updates parameters and optimizer state in place: on the GPU in one launch per 48 tensors.
+    virtual void optimizer_step(const OptimizerStep& step) = 0;
 };
 
 // The backend for a device type, or nullptr when it is not available in this process.

@@ -84,5 +84,6 @@ void bind_cuda(nb::module_& m);
 void bind_random(nb::module_& m);
 void bind_linalg(nb::module_& m);
 void bind_fft(nb::module_& m);
+void bind_optim(nb::module_& m);
 
 }  // namespace ember::python

@@ -153,7 +153,7 @@ def test_matrix_power_bad_exponent(device):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (3, 5, 5)])
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (3, 5, 5), (2, 40, 3, 3), (3, 150, 150)])
 def test_cholesky(device, dtype, shape):
     a = hermitian_pd(shape, dtype)
     low = LA.cholesky(to_ember(a, device))
@@ -167,6 +167,11 @@ def test_cholesky(device, dtype, shape):
 def test_cholesky_not_positive_definite(device):
     with pytest.raises(LA.LinAlgError, match="positive definite"):
         LA.cholesky(to_ember(np.array([[1.0, 2.0], [2.0, 1.0]]), device))
+    # one bad matrix in a batch (the GPU's batched routine) raises too
+    batch = hermitian_pd((6, 3, 3), "float64")
+    batch[4] = [[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    with pytest.raises(LA.LinAlgError, match="positive definite"):
+        LA.cholesky(to_ember(batch, device))
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

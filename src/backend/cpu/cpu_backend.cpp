@@ -414,6 +414,36 @@ public:
 
     void solver(const backend::SolverCall& call) override { lapack_solver(call); }
 
+    void optimizer_step(const backend::OptimizerStep& st) override {
+        visit_dtype(st.dtype, [&](auto tag) {
+            using T = decltype(tag);
+            if constexpr (std::is_floating_point_v<T> || is_half_v<T>) {
+                using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+                for (size_t t = 0; t < st.n.size(); ++t) {
+                    T* p = static_cast<T*>(st.param[t]);
+                    const T* g = static_cast<const T*>(st.grad[t]);
+                    T* s[3];
+                    for (int k = 0; k < 3; ++k)
+                        s[k] = static_cast<T*>(st.state[k][t]);
+                    parallel_range(st.n[t], grain / 4, [&](int64_t b, int64_t e) {
+                        for (int64_t i = b; i < e; ++i) {
+                            C pv = convert<C>(p[i]), sv[3];
+                            for (int k = 0; k < 3; ++k)
+                                sv[k] = s[k] ? convert<C>(s[k][i]) : C(0);
+                            optim::update<C>(st.hyper, pv, convert<C>(g[i]), sv[0], sv[1], sv[2]);
+                            p[i] = convert<T>(pv);
+                            for (int k = 0; k < 3; ++k)
+                                if (s[k]) s[k][i] = convert<T>(sv[k]);
+                        }
+                    });
+                }
+            } else {
+                throw TypeError("ember.optim: parameters must be floating point, got dtype " +
+                                std::string(name(st.dtype)));
+            }
+        });
+    }
+
     void map(ops::OpId op, DType compute, const backend::Loop& l) override {
         LoopFn fn = map_table[int(op)][int(compute)];
         if (!fn)

@@ -10,6 +10,7 @@
 #include "backend/cuda/codegen.hpp"
 #include "backend/cuda/cublas.hpp"
 #include "backend/cuda/cusolver.hpp"
+#include "backend/cuda/optim_step.hpp"
 #include "backend/cuda/runtime.hpp"
 #include "ember/error.hpp"
 
@@ -347,6 +348,12 @@ public:
         DeviceState& d = device(call.device);
         cusolver_solver(d, call);
         after_async(d, "linalg");
+    }
+
+    void optimizer_step(const backend::OptimizerStep& st) override {
+        DeviceState& d = device(st.device);
+        gpu::optimizer_step(d, st);
+        after_async(d, "optim");
     }
 
     void matmul(const backend::MatmulLoop& l) override {

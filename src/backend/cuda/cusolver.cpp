@@ -95,6 +95,9 @@ struct CusolverApi {
                    int64_t lda, int type_w, void* w, int type_vl, void* vl, int64_t ldvl,
                    int type_vr, void* vr, int64_t ldvr, int compute, void* dev, size_t dev_bytes,
                    void* host, size_t host_bytes, int* info);
+    // cusolverDn{S,D,C,Z}potrfBatched: optional; batches of small Cholesky factorizations in one
+    // call (an array of device pointers to the matrices, 32-bit sizes).
+    Status (*potrf_batched[4])(Handle, int uplo, int n, void** a, int lda, int* info, int batch);
     std::string reason;
 };
 
@@ -144,7 +147,11 @@ const CusolverApi& cusolver() {
         resolve(h, r.gesvd, "cusolverDnXgesvd", missing);
         resolve(h, r.geev_size, "cusolverDnXgeev_bufferSize", missing);
         resolve(h, r.geev, "cusolverDnXgeev", missing);
-        std::string optional;  // the batched eigh is used when present
+        std::string optional;  // the batched eigh and Cholesky are used when present
+        const char* potrf_batched_names[4] = {"cusolverDnSpotrfBatched", "cusolverDnDpotrfBatched",
+                                              "cusolverDnCpotrfBatched", "cusolverDnZpotrfBatched"};
+        for (int i = 0; i < 4; ++i)
+            resolve(h, r.potrf_batched[i], potrf_batched_names[i], optional);
         resolve(h, r.syev_batched_size, "cusolverDnXsyevBatched_bufferSize", optional);
         resolve(h, r.syev_batched, "cusolverDnXsyevBatched", optional);
         if (!r.syev_batched_size || !r.syev_batched) r.syev_batched = nullptr;
@@ -425,6 +432,25 @@ void run_lu_solve(Ctx& c, const SolverCall& call, const Types& ty) {
 
 void run_cholesky(Ctx& c, const SolverCall& call, const Types& ty) {
     const int64_t n = call.n;
+    // Many small matrices: one batched call (its documented use) instead of one call each.
+    if (call.batch > 1 && n <= 128 && call.batch <= INT_MAX && c.api.potrf_batched[ty.index]) {
+        std::vector<void*> ptrs(size_t(call.batch));
+        for (int64_t i = 0; i < call.batch; ++i)
+            ptrs[size_t(i)] = at(call.a, i, n * n, ty.isz);
+        const size_t bytes = ptrs.size() * sizeof(void*);
+        DeviceBuffer dptrs(c.d, bytes);
+        // From pageable memory the copy is staged before it returns, so `ptrs` may go.
+        check(driver()->cuMemcpyHtoDAsync(CUdeviceptr(uintptr_t(dptrs.get())), ptrs.data(), bytes,
+                                          current_stream(c.d)),
+              "cuMemcpyHtoDAsync (matrix pointers)");
+        const char* names[4] = {"cusolverDnSpotrfBatched", "cusolverDnDpotrfBatched",
+                                "cusolverDnCpotrfBatched", "cusolverDnZpotrfBatched"};
+        cusolver_check(c.api.potrf_batched[ty.index](c.h, fill_lower, int(n),
+                                                     static_cast<void**>(dptrs.get()), int(n),
+                                                     call.info, int(call.batch)),
+                       names[ty.index]);
+        return;
+    }
     size_t dev = 0, host = 0;
     cusolver_check(
         c.api.potrf_size(c.h, c.p, fill_lower, n, ty.type, call.a, n, ty.type, &dev, &host),

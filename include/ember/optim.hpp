@@ -1,0 +1,20 @@
+// The fused optimizer step: SGD, Adam/AdamW, RMSprop and Adagrad updates of many parameters at
+// once (on the GPU one kernel launch per 48 tensors), with PyTorch's formulas (src/ops/optim.hpp).
+#pragma once
+
+#include <span>
+
+#include "ember/array.hpp"
+
+namespace ember::optim {
+
+struct Hyper;  // src/ops/optim.hpp: the kind, the hyperparameters and this step's factors
+
+// Updates params[i] (and the optimizer state arrays states[k][i] that the step uses) in place
+// from grads[i]. All arrays of one call are on one device; each grads[i] and states[k][i] has
+// params[i]'s shape and dtype (floating point). Non-contiguous ones are updated through
+// contiguous copies. Throws ValueError/TypeError naming "ember.optim" for anything else.
+void step(const Hyper& h, std::span<const Array> params, std::span<const Array> grads,
+          std::span<const Array> s1, std::span<const Array> s2, std::span<const Array> s3);
+
+}  // namespace ember::optim
