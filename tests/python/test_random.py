@@ -4,6 +4,8 @@ both devices, parameter checks, and each distribution's moments and goodness of 
 from __future__ import annotations
 
 import math
+import pathlib
+import re
 
 import ember
 import numpy as np
@@ -96,6 +98,7 @@ GPU = cuda_unavailable_reason()
         (lambda g, d: g.binomial(10**6, 0.3, 1001, device=d), False),
         (lambda g, d: g.normal(1, 2, 1001, dtype="float32", device=d), False),
         (lambda g, d: g.normal(1, 2, 1001, device=d), False),
+        (lambda g, d: g.normal(1, 2, 1001, dtype="float16", device=d), False),
         (lambda g, d: g.exponential(2.0, 1001, dtype="bfloat16", device=d), False),
         (lambda g, d: g.gamma(0.5, 2.0, 1001, device=d), False),
         (lambda g, d: g.beta(2.0, 5.0, 1001, dtype="float32", device=d), False),
@@ -236,6 +239,84 @@ def test_uniform_and_normal_fit(device, dtype):
     _ks(z, stats.norm.cdf)
     n = host(g.normal(3.0, 0.5, N, dtype=dtype, device=device)).astype(np.float64)
     _ks(n, stats.norm(3.0, 0.5).cdf)
+
+
+# ---- normals: the ziggurat of src/ops/random.hpp ----------------------------------------------
+
+N_TAIL = 4_000_000
+HEADER = pathlib.Path(__file__).resolve().parents[2] / "src" / "ops" / "random.hpp"
+
+
+def _zig_layers(width):
+    """(k, w) of the header's table of that width: a word is taken at once when word < k[i]."""
+    text = HEADER.read_text()
+    body = re.search(rf"zig_layers{width}\[256\] = \{{(.*?)\}};", text, re.S).group(1)
+    pairs = re.findall(r"\{(0x[0-9a-f]+)u(?:ll)?, ([-+.e0-9]+)f?\}", body)
+    assert len(pairs) == 256
+    real = np.float32 if width == 32 else np.float64
+    return (
+        np.array([int(k, 16) for k, _ in pairs], dtype=np.uint64),
+        np.array([float(w) for _, w in pairs], dtype=real),
+    )
+
+
+@pytest.mark.skipif(not HEADER.exists(), reason="needs the source tree")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_normal_words_follow_the_documented_layout(dtype):
+    # value i is word i of the packed stream: bits 0-7 the layer, bit 8 the sign, the top 23
+    # (float32) or 53 (float64) bits the uniform; words taken at once give exactly this value
+    wide = dtype == "float64"
+    g = ember.random.Generator()
+    g.state = {"key": 77, "position": 5}
+    z = host(g.standard_normal(20000, dtype=dtype, device="cpu"))
+    g.state = {"key": 77, "position": 5}
+    w = host(g.random_raw(20000, dtype="uint64" if wide else "uint32", device="cpu"))
+    w = w.astype(np.uint64)
+    k, scale = _zig_layers(64 if wide else 32)
+    layer = (w & np.uint64(255)).astype(np.intp)
+    fast = w < k[layer]
+    x = (w >> np.uint64(11 if wide else 9)).astype(scale.dtype) * scale[layer]
+    x = np.where((w & np.uint64(256)) != 0, -x, x)
+    assert 0.98 < fast.mean() < 0.99
+    assert np.array_equal(z[fast], x[fast])
+    assert np.all(np.isfinite(z)) and not np.array_equal(z[~fast], x[~fast])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_normal_tails(device, dtype):
+    z = host(rng(2024).standard_normal(N_TAIL, dtype=dtype, device=device)).astype(np.float64)
+    a = np.abs(z)
+    # fractions beyond 2, 3, 4 and the ziggurat's base edge r, within 5 binomial sigmas
+    for t in (2.0, 3.0, 3.6541528853610088, 4.0):
+        p = 2 * stats.norm.sf(t)
+        got = np.count_nonzero(a > t)
+        assert abs(got - N_TAIL * p) < 5 * math.sqrt(N_TAIL * p * (1 - p)) + 1, (t, got)
+    assert abs(np.mean(z < 0) - 0.5) < 5 * 0.5 / math.sqrt(N_TAIL)
+    # the whole law, and the shape of the tail beyond 3 (drawn mostly by the slow paths)
+    _ks(z, stats.norm.cdf)
+    tail = a[a > 3.0]
+    sf3 = stats.norm.sf(3.0)
+    _ks(tail, lambda t: 1 - stats.norm.sf(t) / sf3)
+    # counts in 1000 bins of equal probability: defects within single layers show here
+    edges = stats.norm.ppf(np.linspace(0, 1, 1001)[1:-1])
+    counts = np.bincount(np.searchsorted(edges, z), minlength=1000)
+    assert stats.chisquare(counts).pvalue > P_MIN
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_normals(device, dtype):
+    x = rng(5).normal(3.0, 0.5, 100_000, dtype=dtype, device=device)
+    assert str(x.dtype) == dtype and x.device == ember.Device(device)
+    h = host(x)
+    # the float32 normals of the same counters, rounded
+    want = host(rng(5).normal(3.0, 0.5, 100_000, dtype="float32", device=device)).astype(h.dtype)
+    assert np.array_equal(h.view(np.uint16), want.view(np.uint16))
+    v = h.astype(np.float64)
+    assert np.all(np.isfinite(v))
+    assert abs(v.mean() - 3) < 0.01 and abs(v.std() - 0.5) < 0.01
+    z = host(rng(6).standard_normal(N, dtype=dtype, device=device)).astype(np.float64)
+    assert abs(z.mean()) < 0.02 and abs(z.std() - 1) < 0.02
+    assert 2.5 < np.abs(z).max() < 7
 
 
 def test_exponential_fit(device):

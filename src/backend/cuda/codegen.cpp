@@ -1230,6 +1230,12 @@ std::string random_kernel_text(RandomFamily f, DType out) {
         s += "    const unsigned long long n) {\n";
         s += "    using namespace ember::dev;\n";
         s += "    constexpr int V = " + v + ";\n";
+        if (f == RandomFamily::real) {
+            s += "    if (p.dist == ember::rng::Dist::normal) {  // the ziggurat's queued loop\n";
+            s += "        ember::rng::normal_fill<" + t + ", " + c + ", V>(out, p, n);\n";
+            s += "        return;\n";
+            s += "    }\n";
+        }
         s += "    const unsigned long long blocks = (n + V - 1) / V;\n";
         s += "    const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;\n";
         s += "    for (unsigned long long k = (unsigned long long)blockIdx.x * blockDim.x + "
@@ -1241,9 +1247,10 @@ std::string random_kernel_text(RandomFamily f, DType out) {
         s += "        for (int j = 0; j < V; ++j) y.v[j] = convert<" + t + ">(c[j]);\n";
         s += "        if ((k + 1) * V <= n) {\n";
         s += "            reinterpret_cast<vec_t<" + t + ", V>*>(out)[k] = y;\n";
-        s += "        } else {\n";
-        s += "            for (unsigned long long j = 0; k * V + j < n; ++j) out[k * V + j] = "
-             "y.v[j];\n";
+        s += "        } else {  // constant indices: y stays in registers\n";
+        s += "#pragma unroll\n";
+        s += "            for (int j = 0; j < V; ++j)\n";
+        s += "                if (k * V + j < n) out[k * V + j] = y.v[j];\n";
         s += "        }\n";
         s += "    }\n}\n";
         return s;

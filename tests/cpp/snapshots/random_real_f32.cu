@@ -10,6 +10,10 @@ extern "C" __global__ void ember_random_real_f32(
     const unsigned long long n) {
     using namespace ember::dev;
     constexpr int V = 4;
+    if (p.dist == ember::rng::Dist::normal) {  // the ziggurat's queued loop
+        ember::rng::normal_fill<float, float, V>(out, p, n);
+        return;
+    }
     const unsigned long long blocks = (n + V - 1) / V;
     const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
     for (unsigned long long k = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; k < blocks; k += step) {
@@ -20,8 +24,10 @@ extern "C" __global__ void ember_random_real_f32(
         for (int j = 0; j < V; ++j) y.v[j] = convert<float>(c[j]);
         if ((k + 1) * V <= n) {
             reinterpret_cast<vec_t<float, V>*>(out)[k] = y;
-        } else {
-            for (unsigned long long j = 0; k * V + j < n; ++j) out[k * V + j] = y.v[j];
+        } else {  // constant indices: y stays in registers
+#pragma unroll
+            for (int j = 0; j < V; ++j)
+                if (k * V + j < n) out[k * V + j] = y.v[j];
         }
     }
 }
