@@ -63,11 +63,13 @@ gpu-check:
 	python3 -m ember demo
 
 # On the GPU machine, a few minutes: build, the GPU-specific tests and those of the newest
-# families, the quick GPU benchmark.
-GPU_QUICK_TESTS := test_cuda.py test_random.py test_matmul.py test_take.py test_einsum.py test_linalg.py test_fft.py test_where.py
+# families (as parallel shards), the quick GPU benchmark.
+GPU_QUICK_TESTS := test_cuda.py test_random.py test_matmul.py test_take.py test_einsum.py \
+  test_linalg.py test_fft.py test_where.py test_optim_step.py test_autograd*.py test_nn*.py \
+  test_optim.py test_data.py
 gpu-quick:
 	python3 -m pip install -q --no-build-isolation --no-deps .
-	cd tests/python && python3 -m pytest -q -p no:cacheprovider -rfs -k "not cpu" $(GPU_QUICK_TESTS)
+	python3 tools/gpu_tests.py -j $(GPU_JOBS) $(addprefix tests/python/,$(GPU_QUICK_TESTS))
 	python3 -m ember.bench --gpu --quick --json build/gpu-bench-quick.json
 
 # Every generated map kernel (each op-table row and loop dtype, contiguous and strided) run on GPU

@@ -14,6 +14,57 @@
 
 namespace ember {
 
+namespace autograd {
+struct Meta;
+class Node;
+[[gnu::cold]] void retain(Meta* m) noexcept;
+[[gnu::cold]] void release(Meta* m) noexcept;
+
+// An intrusive reference to an array's autograd state (ember/autograd.hpp): one pointer, so
+// copying, moving and destroying an array without autograd state costs a null test.
+class MetaPtr {
+public:
+    MetaPtr() = default;
+    MetaPtr(std::nullptr_t) {}
+    static MetaPtr adopt(Meta* m) {  // takes over a reference
+        MetaPtr p;
+        p.p_ = m;
+        return p;
+    }
+    MetaPtr(const MetaPtr& o) : p_(o.p_) {
+        if (p_) retain(p_);
+    }
+    MetaPtr(MetaPtr&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+    MetaPtr& operator=(const MetaPtr& o) {
+        if (o.p_) retain(o.p_);
+        Meta* old = p_;
+        p_ = o.p_;
+        if (old) release(old);
+        return *this;
+    }
+    MetaPtr& operator=(MetaPtr&& o) noexcept {
+        if (this != &o) {
+            Meta* old = p_;
+            p_ = o.p_;
+            o.p_ = nullptr;
+            if (old) release(old);
+        }
+        return *this;
+    }
+    ~MetaPtr() {
+        if (p_) release(p_);
+    }
+    Meta* get() const { return p_; }
+    Meta* operator->() const { return p_; }
+    Meta& operator*() const { return *p_; }
+    explicit operator bool() const { return p_ != nullptr; }
+    bool operator==(const MetaPtr& o) const { return p_ == o.p_; }
+
+private:
+    Meta* p_ = nullptr;
+};
+}  // namespace autograd
+
 // A single value with a dtype. Values from Python (or C++ literals) are `weak`: they adopt the
 // dtype of the array they meet, following NEP 50.
 struct Scalar {
@@ -108,12 +159,40 @@ public:
     void assign(const Array& src) const;
     void fill(const Scalar& value) const;
 
+    // ---- autograd (ember/autograd.hpp) ----
+    bool requires_grad() const;
+    // Makes a leaf require gradients (floating and complex dtypes only), or stop requiring them.
+    const Array& set_requires_grad(bool requires_grad = true) const;
+    bool is_leaf() const;  // no grad_fn (arrays that do not require grad are leaves too)
+    Array grad() const;    // undefined when there is none
+    void set_grad(const Array& grad) const;  // an undefined array clears it
+    std::shared_ptr<autograd::Node> grad_fn() const;
+    void retain_grad() const;  // a non-leaf keeps its .grad too
+    bool retains_grad() const;
+    Array detach() const;  // the same data without autograd state
+    // Gradients of this array into the leaves' .grad; `gradient` may be omitted for one element.
+    void backward() const;
+    void backward(const Array& gradient, std::optional<bool> retain_graph = std::nullopt,
+                  bool create_graph = false) const;
+    uint64_t version() const { return storage_->version(); }  // in-place writes to the storage
+    const autograd::MetaPtr& grad_meta() const { return grad_meta_; }
+    void set_grad_meta(autograd::MetaPtr m) const { grad_meta_ = std::move(m); }
+
 private:
+    // view() without autograd recording (the members that make views record their own node).
+    Array raw_view(Shape shape, Strides strides, int64_t offset_delta = 0) const {
+        return Array(storage_, offset_ + offset_delta, std::move(shape), std::move(strides),
+                     dtype_);
+    }
+
     std::shared_ptr<Storage> storage_;
     int64_t offset_ = 0;  // in elements
     Shape shape_;
     Strides strides_;
     DType dtype_ = DType::float32;
+    // Autograd state; null for arrays that never required grad, so ops pay one null test.
+    // Mutable: in-place ops attach history to the handle they write through.
+    mutable autograd::MetaPtr grad_meta_;
 };
 
 }  // namespace ember

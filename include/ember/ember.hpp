@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ember/array.hpp"
+#include "ember/autograd.hpp"
 #include "ember/cuda.hpp"
 #include "ember/device.hpp"
 #include "ember/dtype.hpp"

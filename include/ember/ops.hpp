@@ -31,8 +31,14 @@ public:
         if (this == &o) return *this;
         scalar = o.scalar;
         is_scalar = o.is_scalar;
-        hold_ = o.hold_;
-        ptr_ = o.ptr_ == &o.hold_ ? &hold_ : o.ptr_;
+        // Only a held temporary is copied; a referenced array stays referenced.
+        if (o.ptr_ == &o.hold_) {
+            hold_ = o.hold_;
+            ptr_ = &hold_;
+        } else {
+            if (hold_.defined()) hold_ = Array();
+            ptr_ = o.ptr_;
+        }
         return *this;
     }
 
@@ -158,6 +164,11 @@ inline Array operator~(const Array& a) { return bitwise_invert(a); }
 // NumPy's take: elements of x at integer `indices` along `axis` (of the flattened x without one);
 // negative indices count from the end; out-of-range ones raise IndexError.
 Array take(const Array& x, const Array& indices, std::optional<int64_t> axis = std::nullopt);
+// take's adjoint, in place: x[indices] += values along `axis` (x flattened without one, which
+// needs a C-contiguous x), with `values` broadcast to take's output shape; repeated indices
+// accumulate (NumPy's np.add.at), in a fixed order. Not differentiable.
+void add_at(const Array& x, const Array& indices, const Operand& values,
+            std::optional<int64_t> axis = std::nullopt);
 
 // NumPy's matmul: 1-D operands, broadcast batch dimensions, promotion of the two dtypes.
 Array matmul(const Array& a, const Array& b);

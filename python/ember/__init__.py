@@ -80,8 +80,11 @@ from ._linalg import (
     vecdot,
 )
 from . import cuda, linalg, random
+from . import autograd
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from . import fft
 from . import data, datasets, optim
+from . import nn
 from ._serialization import load, save
 
 __version__ = _core.__version__
@@ -121,6 +124,11 @@ nan = float("nan")
 newaxis = None
 
 __all__ = [
+    "autograd",
+    "enable_grad",
+    "is_grad_enabled",
+    "no_grad",
+    "set_grad_enabled",
     "data",
     "datasets",
     "load",

@@ -21,13 +21,20 @@ def _is_bfloat16(dt):
     return dt.name == "bfloat16" and dt.itemsize == 2 and dt.kind == "V"
 
 
-def asarray(obj, /, *, dtype=None, device=None, copy=None):
+def asarray(obj, /, *, dtype=None, device=None, copy=None, requires_grad=False):
     """Converts `obj` to an ember array on `device` (the default device when None).
 
     Accepts ember arrays, Python scalars and nested sequences, NumPy arrays and scalars, objects
     with the buffer protocol or ``__dlpack__``. CPU NumPy arrays are shared, not copied, unless
-    `copy` is True, a dtype or device change needs a copy, or they are read-only.
+    `copy` is True, a dtype or device change needs a copy, or they are read-only. With
+    `requires_grad`, the result is a leaf that requires gradients.
     """
+    if requires_grad:
+        return _asarray(obj, dtype, device, copy).requires_grad_()
+    return _asarray(obj, dtype, device, copy)
+
+
+def _asarray(obj, dtype, device, copy):
     if type(obj) is ndarray or isinstance(obj, (builtins.bool, int, float, complex)):
         return _core._asarray(obj, dtype, device, copy)
     if isinstance(obj, (_np.ndarray, _np.generic)):

@@ -248,9 +248,23 @@ def _run_cuda(x, steps, norm, conj_in, conj_out):
 
 
 def _run(x, steps, norm, conj_in=False, conj_out=False):
+    if x.requires_grad and _core._is_grad_enabled():
+        # No backward formula yet: the result's backward raises instead of being silently zero.
+        with _no_grad():
+            out = _run(x, steps, norm, conj_in, conj_out)
+        return _core._not_implemented("ember.fft", [x], [out])[0]
     if x.device == "cpu":
         return _run_cpu(x, steps, norm, conj_in, conj_out)
     return _run_cuda(x, steps, norm, conj_in, conj_out)
+
+
+class _no_grad:
+    def __enter__(self):
+        self._prev = _core._is_grad_enabled()
+        _core._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _core._set_grad_enabled(self._prev)
 
 
 def _one(who, x, n, axis, norm, kind, inverse, hermitian=False):

@@ -173,6 +173,12 @@ public:
     // (possibly negative) from `src`; out and offsets are contiguous, offsets already checked.
     virtual void gather(void* out, const void* src, const int64_t* offsets, int64_t n, int itemsize,
                         int device) = 0;
+    // dst[offsets[i]] += src[i] for i < n, in order (repeated offsets accumulate; the result is
+    // deterministic): elements of `dtype`, element offsets (possibly negative) from `dst`; src
+    // and offsets are contiguous, offsets already checked. The default (src/backend/scatter.cpp)
+    // works on any backend: on the CPU in place, elsewhere through a host copy of the range.
+    virtual void scatter_add(void* dst, const void* src, const int64_t* offsets, int64_t n,
+                             DType dtype, int device);
     // Dense factorizations (see SolverCall).
     virtual void solver(const SolverCall& call) = 0;
     // Updates parameters and optimizer state in place: on the GPU in one launch per 48 tensors.

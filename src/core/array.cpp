@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "autograd/record.hpp"
 #include "backend/backend.hpp"
 #include "core/internal.hpp"
 #include "ember/array.hpp"
@@ -126,6 +127,26 @@ void Scalar::store(DType t, void* dst, bool check_range, const char* who) const 
 
 // ---- Array ------------------------------------------------------------------------------------
 
+namespace {
+
+std::vector<int64_t> reversed_axes(int nd) {
+    std::vector<int64_t> p(static_cast<size_t>(nd));
+    for (int i = 0; i < nd; ++i)
+        p[size_t(i)] = nd - 1 - i;
+    return p;
+}
+
+std::vector<int64_t> swapped_axes(int nd, int64_t a, int64_t b) {
+    std::vector<int64_t> p(static_cast<size_t>(nd));
+    for (int i = 0; i < nd; ++i)
+        p[size_t(i)] = i;
+    std::swap(p[size_t(normalize_axis(a, nd, "ember.swapaxes"))],
+              p[size_t(normalize_axis(b, nd, "ember.swapaxes"))]);
+    return p;
+}
+
+}  // namespace
+
 Array Array::empty(const Shape& shape, DType dtype, Device device) {
     const int64_t n = checked_numel(shape, "ember.empty");
     const int64_t isz = ember::itemsize(dtype);
@@ -158,14 +179,22 @@ bool Array::is_f_contiguous() const {
 }
 
 Array Array::view(Shape shape, Strides strides, int64_t offset_delta) const {
-    return Array(storage_, offset_ + offset_delta, std::move(shape), std::move(strides), dtype_);
+    Array r(storage_, offset_ + offset_delta, std::move(shape), std::move(strides), dtype_);
+    if (grad_meta_) [[unlikely]]
+        autograd::detail::on_strided(*this, r);
+    return r;
 }
 
 std::optional<Array> Array::reshape_view(const Shape& shape) const {
     // Walk both shapes in C order grouping dims of equal products; each group of the old shape
     // must be contiguous within itself for the view to exist.
     const size_t on = shape_.size(), nn = shape.size();
-    if (size() == 0) return view(shape, contiguous_strides(shape));
+    if (size() == 0) {
+        Array r = raw_view(shape, contiguous_strides(shape));
+        if (grad_meta_) [[unlikely]]
+            autograd::detail::on_reshape(*this, r);
+        return r;
+    }
     Strides ns(nn);
     size_t oi = 0, ni = 0;
     while (oi < on || ni < nn) {
@@ -210,21 +239,35 @@ std::optional<Array> Array::reshape_view(const Shape& shape) const {
         oi = o_end;
         ni = n_end;
     }
-    return view(shape, ns);
+    {
+        Array r = raw_view(shape, ns);
+        if (grad_meta_) [[unlikely]]
+            autograd::detail::on_reshape(*this, r);
+        return r;
+    }
 }
 
 Array Array::reshape(const Shape& shape) const {
     if (checked_numel(shape, "ember.reshape") != size())
         throw ValueError("ember.reshape: cannot reshape array of size " + std::to_string(size()) +
                          " into shape " + shape_str(shape));
-    if (auto v = reshape_view(shape)) return *v;
-    return copy().view(shape, contiguous_strides(shape));
+    if (auto v = reshape_view(shape)) return std::move(*v);
+    Array c = copy();
+    Array r = c.raw_view(shape, contiguous_strides(shape));
+    if (c.grad_meta_) [[unlikely]]
+        autograd::detail::on_reshape(c, r);
+    return r;
 }
 
 Array Array::transpose() const {
     Shape s(shape_.rbegin(), shape_.rend());
     Strides st(strides_.rbegin(), strides_.rend());
-    return view(std::move(s), std::move(st));
+    {
+        Array r = raw_view(std::move(s), std::move(st));
+        if (grad_meta_) [[unlikely]]
+            autograd::detail::on_permute(*this, r, reversed_axes(ndim()));
+        return r;
+    }
 }
 
 Array Array::permute(const std::vector<int64_t>& axes) const {
@@ -242,7 +285,12 @@ Array Array::permute(const std::vector<int64_t>& axes) const {
         s[i] = shape_[size_t(a)];
         st[i] = strides_[size_t(a)];
     }
-    return view(std::move(s), std::move(st));
+    {
+        Array r = raw_view(std::move(s), std::move(st));
+        if (grad_meta_) [[unlikely]]
+            autograd::detail::on_permute(*this, r, axes);
+        return r;
+    }
 }
 
 Array Array::swapaxes(int64_t a, int64_t b) const {
@@ -252,7 +300,12 @@ Array Array::swapaxes(int64_t a, int64_t b) const {
     Strides st = strides_;
     std::swap(s[size_t(x)], s[size_t(y)]);
     std::swap(st[size_t(x)], st[size_t(y)]);
-    return view(std::move(s), std::move(st));
+    {
+        Array r = raw_view(std::move(s), std::move(st));
+        if (grad_meta_) [[unlikely]]
+            autograd::detail::on_permute(*this, r, swapped_axes(ndim(), a, b));
+        return r;
+    }
 }
 
 Array Array::broadcast_to(const Shape& shape) const {
@@ -271,7 +324,12 @@ Array Array::broadcast_to(const Shape& shape) const {
             throw ValueError("ember.broadcast_to: cannot broadcast shape " + shape_str(shape_) +
                              " to " + shape_str(shape));
     }
-    return view(shape, std::move(st));
+    {
+        Array r = raw_view(shape, std::move(st));
+        if (grad_meta_) [[unlikely]]
+            autograd::detail::on_broadcast(*this, r);
+        return r;
+    }
 }
 
 Array Array::expand_dims(int64_t axis) const {
@@ -280,7 +338,12 @@ Array Array::expand_dims(int64_t axis) const {
     Strides st = strides_;
     s.insert(size_t(a), 1);
     st.insert(size_t(a), size_t(a) < strides_.size() ? strides_[size_t(a)] * shape_[size_t(a)] : 1);
-    return view(std::move(s), std::move(st));
+    {
+        Array r = raw_view(std::move(s), std::move(st));
+        if (grad_meta_) [[unlikely]]
+            autograd::detail::on_reshape(*this, r);
+        return r;
+    }
 }
 
 Array Array::squeeze() const {
@@ -291,7 +354,12 @@ Array Array::squeeze() const {
             s.push_back(shape_[i]);
             st.push_back(strides_[i]);
         }
-    return view(std::move(s), std::move(st));
+    {
+        Array r = raw_view(std::move(s), std::move(st));
+        if (grad_meta_) [[unlikely]]
+            autograd::detail::on_reshape(*this, r);
+        return r;
+    }
 }
 
 Array Array::squeeze(const std::vector<int64_t>& axes) const {
@@ -312,7 +380,12 @@ Array Array::squeeze(const std::vector<int64_t>& axes) const {
             s.push_back(shape_[i]);
             st.push_back(strides_[i]);
         }
-    return view(std::move(s), std::move(st));
+    {
+        Array r = raw_view(std::move(s), std::move(st));
+        if (grad_meta_) [[unlikely]]
+            autograd::detail::on_reshape(*this, r);
+        return r;
+    }
 }
 
 Array Array::slice(int axis, int64_t start, int64_t stop, int64_t step) const {
@@ -324,7 +397,14 @@ Array Array::slice(int axis, int64_t start, int64_t stop, int64_t step) const {
     Strides st = strides_;
     s[size_t(axis)] = len;
     st[size_t(axis)] = strides_[size_t(axis)] * step;
-    return view(std::move(s), std::move(st), len ? start * strides_[size_t(axis)] : 0);
+    {
+        Array r = raw_view(std::move(s), std::move(st), len ? start * strides_[size_t(axis)] : 0);
+        if (grad_meta_) [[unlikely]]
+            autograd::detail::on_view(
+                *this, r, [=](const Array& z) { return z.slice(axis, start, stop, step); },
+                "SliceBackward");
+        return r;
+    }
 }
 
 Array Array::diagonal_view(int64_t k) const {
@@ -345,10 +425,25 @@ Array Array::diagonal_view(int64_t k) const {
     st.erase(c);
     s[r] = n;
     st[r] = strides_[r] + strides_[c];
-    return view(std::move(s), std::move(st), n ? off : 0);
+    {
+        Array r = raw_view(std::move(s), std::move(st), n ? off : 0);
+        if (grad_meta_) [[unlikely]]
+            autograd::detail::on_view(
+                *this, r, [=](const Array& z) { return z.diagonal_view(k); }, "DiagonalBackward");
+        return r;
+    }
 }
 
 Array Array::copy() const {
+    if (grad_meta_ && autograd::detail::should_record(*this)) [[unlikely]] {
+        Array r;
+        {
+            autograd::NoGradGuard ng;
+            r = copy();
+        }
+        autograd::detail::on_copy(*this, r, "CopyBackward");
+        return r;
+    }
     Array out = Array::empty(shape_, dtype_, device());
     out.assign(*this);
     return out;
@@ -356,6 +451,15 @@ Array Array::copy() const {
 
 Array Array::astype(DType dtype, bool copy_always) const {
     if (dtype == dtype_ && !copy_always) return *this;
+    if (grad_meta_ && autograd::detail::should_record(*this)) [[unlikely]] {
+        Array r;
+        {
+            autograd::NoGradGuard ng;
+            r = astype(dtype, copy_always);
+        }
+        autograd::detail::on_copy(*this, r, "AstypeBackward");
+        return r;
+    }
     Array out = Array::empty(shape_, dtype, device());
     out.assign(*this);
     return out;
@@ -363,6 +467,15 @@ Array Array::astype(DType dtype, bool copy_always) const {
 
 Array Array::to(Device device) const {
     if (device == this->device()) return *this;
+    if (grad_meta_ && autograd::detail::should_record(*this)) [[unlikely]] {
+        Array r;
+        {
+            autograd::NoGradGuard ng;
+            r = to(device);
+        }
+        autograd::detail::on_copy(*this, r, "ToBackward");
+        return r;
+    }
     backend::Backend& dst_b = backend::of(device, "ember.to");
     backend::Backend& src_b = backend::of(this->device(), "ember.to");
     Array src = contiguous();
@@ -419,6 +532,9 @@ Scalar Array::item() const {
 }
 
 void Array::assign(const Array& src) const {
+    if ((grad_meta_ || src.grad_meta()) && autograd::detail::should_record_assign(*this, src))
+        [[unlikely]]
+        return autograd::detail::index_assign(*this, {}, Operand(src));
     if (src.device() != device())
         throw ValueError("ember.assign: source is on " + src.device().str() +
                          " but the destination is on " + device().str());
@@ -427,9 +543,12 @@ void Array::assign(const Array& src) const {
     if (size() == 0) return;
     Array ops[2] = {*this, s};
     backend::of(device(), "ember.assign").copy(detail::make_loop(ops));
+    storage_->bump_version();
 }
 
 void Array::fill(const Scalar& value) const {
+    if (grad_meta_ && autograd::detail::should_record(*this)) [[unlikely]]
+        return autograd::detail::index_assign(*this, {}, Operand(value));
     if (size() == 0) return;
     Array ops[1] = {*this};
     backend::Loop l = detail::make_loop(ops);
@@ -438,6 +557,7 @@ void Array::fill(const Scalar& value) const {
     l.nops = 2;
     detail::set_scalar_operand(l, 1, dtype_, buf);
     backend::of(device(), "ember.fill").fill(l);
+    storage_->bump_version();
 }
 
 template <class T>

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/record.hpp"
 #include "core/internal.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
@@ -161,9 +162,11 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
     // Device and shape of the array operands.
     const Array* first = nullptr;
     Shape shape;
+    bool meta = out && out->grad_meta();
     for (const Operand& x : xs) {
         if (x.is_scalar) continue;
         if (!x.array().defined()) throw ValueError(who(op) + ": undefined array operand");
+        meta |= bool(x.array().grad_meta());
         if (!first) {
             first = &x.array();
             shape = x.array().shape();
@@ -179,6 +182,11 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
     const Device dev = first ? first->device() : (out ? out->device() : default_device());
 
     Array result;
+    // Operands with autograd state (found above, one null test each) take the recording path.
+    if (meta && autograd::detail::should_record_map(xs, out)) [[unlikely]] {
+        result = autograd::detail::map(op, xs, out);
+        return result;
+    }
     if (out) {
         if (out->device() != dev)
             throw ValueError(who(op) + ": output is on " + out->device().str() +
@@ -238,6 +246,7 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
         detail::set_scalar_operand(loop, int(k + 1), st, buf);
     }
     backend::of(dev, who(op).c_str()).map(op, compute, loop);
+    if (out) out->storage()->bump_version();
     return result;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "autograd/record.hpp"
 #include "backend/cuda/cufft.hpp"
 #include "ember/error.hpp"
 
@@ -44,6 +45,17 @@ Array real_view(const Array& c) {
 Array fft_last_axis(const Array& x, FftKind kind, int64_t n, bool inverse) {
     const std::string who = std::string("ember.fft (") + kind_name(kind) + ")";
     if (!x.defined()) throw ValueError(who + ": the array is undefined");
+    if (x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]] {
+        Array r;
+        {
+            autograd::NoGradGuard ng;
+            r = fft_last_axis(x, kind, n, inverse);
+        }
+        const Array* ins[1] = {&x};
+        Array* outs[1] = {&r};
+        autograd::detail::not_implemented("ember.fft", ins, outs);
+        return r;
+    }
     if (x.device().is_cpu())
         throw ValueError(who +
                          ": the C++ FFT is only available for CUDA arrays; for CPU arrays, "

@@ -2,6 +2,7 @@
 // through them with broadcasting and casting.
 #include <string>
 
+#include "autograd/record.hpp"
 #include "core/internal.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
@@ -33,6 +34,8 @@ void slice_indices(const Slice& s, int64_t n, int64_t& start, int64_t& stop, int
 }  // namespace
 
 Array index(const Array& x, std::span<const Index> idx) {
+    if (x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]]
+        return autograd::detail::index(x, idx);
     int consumed = 0, ellipses = 0;
     for (const Index& i : idx) {
         if (i.kind == Index::Kind::integer || i.kind == Index::Kind::slice) ++consumed;
@@ -96,6 +99,9 @@ Array index(const Array& x, std::span<const Index> idx) {
 }
 
 void index_assign(const Array& x, std::span<const Index> idx, const Operand& value) {
+    if ((x.grad_meta() || (!value.is_scalar && value.array().grad_meta())) &&
+        autograd::detail::should_record_assign(x, value)) [[unlikely]]
+        return autograd::detail::index_assign(x, idx, value);
     Array v = index(x, idx);
     if (value.is_scalar) {
         if (value.scalar.weak == WeakKind::complex && !is_complex(x.dtype()))
@@ -127,17 +133,22 @@ void index_assign(const Array& x, std::span<const Index> idx, const Operand& val
 
 namespace ember {
 
-Array take(const Array& x, const Array& indices, std::optional<int64_t> axis) {
-    const char* who = "ember.take";
+namespace {
+
+// take's element offsets from src.data() (src: x, or x flattened without an axis), for an
+// output of take's shape; the indices are checked and normalized.
+struct Gather {
+    Array off;  // int64, contiguous, of shape `shape`
+    Shape shape;
+};
+Gather gather_offsets(const Array& src, const Array& indices, int ax, const char* who) {
     const Kind ik = kind(indices.dtype());
     if (ik != Kind::signed_int && ik != Kind::unsigned_int)
         throw IndexError(std::string(who) + ": indices must be integers, got dtype " +
                          std::string(name(indices.dtype())));
-    if (x.device() != indices.device())
-        throw ValueError(std::string(who) + ": the array is on " + x.device().str() +
+    if (src.device() != indices.device())
+        throw ValueError(std::string(who) + ": the array is on " + src.device().str() +
                          " but the indices are on " + indices.device().str());
-    const Array src = axis ? x : x.reshape({x.size()});
-    const int ax = axis ? normalize_axis(*axis, src.ndim(), who) : 0;
     const int64_t n = src.shape()[size_t(ax)];
     Array idx = indices.astype(DType::int64, false);
     if (idx.size() > 0) {
@@ -160,8 +171,7 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis) {
         out_shape.push_back(e);
     for (int d = ax + 1; d < nd; ++d)
         out_shape.push_back(src.shape()[size_t(d)]);
-    Array out = Array::empty(out_shape, x.dtype(), x.device());
-    if (out.size() == 0) return out;
+    if (numel(out_shape) == 0) return {Array(), out_shape};
     auto placed = [&](const Array& a, int pos, int width) {
         Shape s(size_t(out_shape.size()), 1);
         for (int i = 0; i < width; ++i)
@@ -172,15 +182,63 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis) {
     for (int d = 0; d < nd; ++d) {
         if (d == ax) continue;
         const Array pos = multiply(arange(Scalar(int64_t(0)), Scalar(src.shape()[size_t(d)]),
-                                          Scalar(int64_t(1)), DType::int64, x.device()),
+                                          Scalar(int64_t(1)), DType::int64, src.device()),
                                    src.strides()[size_t(d)]);
         off = add(off, placed(pos, d < ax ? d : d - 1 + ni, 1));
     }
-    off = off.broadcast_to(out_shape).contiguous();
+    return {off.broadcast_to(out_shape).contiguous(), out_shape};
+}
+
+}  // namespace
+
+Array take(const Array& x, const Array& indices, std::optional<int64_t> axis) {
+    const char* who = "ember.take";
+    if (x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]]
+        return autograd::detail::take(x, indices, axis);
+    const Array src = axis ? x : x.reshape({x.size()});
+    const int ax = axis ? normalize_axis(*axis, src.ndim(), who) : 0;
+    Gather g = gather_offsets(src, indices, ax, who);
+    Array out = Array::empty(g.shape, x.dtype(), x.device());
+    if (out.size() == 0) return out;
     backend::of(x.device(), who)
-        .gather(out.data(), src.data(), reinterpret_cast<const int64_t*>(off.data()), out.size(),
+        .gather(out.data(), src.data(), reinterpret_cast<const int64_t*>(g.off.data()), out.size(),
                 int(x.itemsize()), x.device().index);
     return out;
+}
+
+void add_at(const Array& x, const Array& indices, const Operand& values,
+            std::optional<int64_t> axis) {
+    const char* who = "ember.add_at";
+    if (!x.defined() || !indices.defined())
+        throw ValueError(std::string(who) + ": undefined operand");
+    if (autograd::is_grad_enabled() &&
+        (x.requires_grad() || (!values.is_scalar && values.array().requires_grad())))
+        throw Error(std::string(who) +
+                    ": not differentiable (an in-place op); use take's gradient, or run it "
+                    "under ember.no_grad()");
+    if (!axis && !x.is_contiguous())
+        throw ValueError(std::string(who) + ": without an axis the array must be C-contiguous");
+    const Array dst = axis ? x : x.view({x.size()}, {1});
+    const int ax = axis ? normalize_axis(*axis, dst.ndim(), who) : 0;
+    Gather g = gather_offsets(dst, indices, ax, who);
+    if (numel(g.shape) == 0) return;
+    Array v;
+    if (values.is_scalar) {
+        v = full(g.shape, values.scalar, x.dtype(), x.device());
+    } else {
+        const Array& va = values.array();
+        if (va.device() != x.device())
+            throw ValueError(std::string(who) + ": the values are on " + va.device().str() +
+                             " but the array is on " + x.device().str());
+        v = va.broadcast_to(g.shape);
+        v = v.dtype() == x.dtype() && v.is_contiguous() && !detail::may_overlap(v, x)
+                ? v
+                : v.astype(x.dtype());
+    }
+    backend::of(x.device(), who)
+        .scatter_add(dst.data(), v.data(), reinterpret_cast<const int64_t*>(g.off.data()), v.size(),
+                     x.dtype(), x.device().index);
+    x.storage()->bump_version();
 }
 
 }  // namespace ember

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <string>
 
+#include "autograd/record.hpp"
 #include "backend/backend.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
@@ -36,6 +37,8 @@ MatmulPrecision matmul_precision() { return precision.load(); }
 Array matmul(const Array& a, const Array& b) {
     const char* who = "ember.matmul";
     if (!a.defined() || !b.defined()) throw ValueError(std::string(who) + ": undefined operand");
+    if ((a.grad_meta() || b.grad_meta()) && autograd::detail::should_record(a, b)) [[unlikely]]
+        return autograd::detail::matmul(a, b);
     for (int i = 0; i < 2; ++i)
         if ((i ? b : a).ndim() == 0)
             throw ValueError(std::string(who) + ": Input operand " + std::to_string(i) +

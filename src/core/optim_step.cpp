@@ -90,6 +90,12 @@ void step(const Hyper& h, std::span<const Array> params, std::span<const Array> 
         be.optimizer_step(g);
     for (auto& [orig, copy] : write_back)
         orig.assign(copy);
+    // In-place writes: arrays saved for a backward see that they changed (autograd's check).
+    for (size_t i = 0; i < n; ++i) {
+        params[i].storage()->bump_version();
+        for (int k = 0; k < 3; ++k)
+            if (uses_state(h, k)) states[k][i].storage()->bump_version();
+    }
 }
 
 }  // namespace ember::optim

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "autograd/record.hpp"
 #include "core/internal.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
@@ -136,19 +137,31 @@ DType sum_default(DType in) {
 }  // namespace
 
 Array sum(const Array& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+    using autograd::detail::Reduce;
+    if (x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]]
+        return autograd::detail::reduce(Reduce::sum, x, axes, keepdims, dtype);
     const DType out = dtype.value_or(sum_default(x.dtype()));
     return run_reduce(ReduceOp::sum, x, axes, keepdims, out, sum_acc(out));
 }
 
 Array prod(const Array& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
+    using autograd::detail::Reduce;
+    if (x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]]
+        return autograd::detail::reduce(Reduce::prod, x, axes, keepdims, dtype);
     const DType out = dtype.value_or(sum_default(x.dtype()));
     return run_reduce(ReduceOp::prod, x, axes, keepdims, out, sum_acc(out));
 }
 
 Array max(const Array& x, const Axes& axes, bool keepdims) {
+    using autograd::detail::Reduce;
+    if (x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]]
+        return autograd::detail::reduce(Reduce::max, x, axes, keepdims, std::nullopt);
     return run_reduce(ReduceOp::max, x, axes, keepdims, x.dtype(), x.dtype());
 }
 Array min(const Array& x, const Axes& axes, bool keepdims) {
+    using autograd::detail::Reduce;
+    if (x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]]
+        return autograd::detail::reduce(Reduce::min, x, axes, keepdims, std::nullopt);
     return run_reduce(ReduceOp::min, x, axes, keepdims, x.dtype(), x.dtype());
 }
 Array any(const Array& x, const Axes& axes, bool keepdims) {

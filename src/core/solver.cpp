@@ -3,6 +3,7 @@
 // whole batch.
 #include <string>
 
+#include "autograd/record.hpp"
 #include "backend/backend.hpp"
 #include "ember/error.hpp"
 #include "ember/linalg.hpp"
@@ -42,6 +43,9 @@ Factors factorize(Factorization kind, const Array& a, const Array* b, const Arra
                   const Array* tau, bool vectors, bool full) {
     const std::string w = who(kind);
     if (!a.defined()) throw ValueError(w + ": undefined operand");
+    if ((a.grad_meta() || (b && b->grad_meta())) && autograd::detail::should_record(a, b ? *b : a))
+        [[unlikely]]
+        return autograd::detail::factorize(kind, a, b, ipiv, tau, vectors, full);
     const DType t = a.dtype();
     if (t != DType::float32 && t != DType::float64 && t != DType::complex64 &&
         t != DType::complex128)

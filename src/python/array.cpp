@@ -602,6 +602,7 @@ void bind_array(nb::module_& m) {
 
     // Arrays compare elementwise, so they cannot be hashed.
     nb::setattr(cls, "__hash__", nb::none());
+    bind_array_autograd(cls);
 }
 
 }  // namespace ember::python

@@ -84,6 +84,9 @@ void bind_cuda(nb::module_& m);
 void bind_random(nb::module_& m);
 void bind_linalg(nb::module_& m);
 void bind_fft(nb::module_& m);
+void bind_autograd(nb::module_& m);
+// ndarray's autograd attributes (requires_grad, grad, backward, ...), from bind_array.
+void bind_array_autograd(nb::class_<Array>& cls);
 void bind_optim(nb::module_& m);
 
 }  // namespace ember::python

@@ -199,37 +199,47 @@ void bind_reductions(nb::module_& m) {
         "Index of the first minimum (NaN counts as the minimum).");
 }
 
+// A new array as a leaf that requires grad when asked (floating and complex dtypes only).
+Array grad_leaf(Array a, bool requires_grad) {
+    if (requires_grad) a.set_requires_grad(true);
+    return a;
+}
+
 void bind_creation(nb::module_& m) {
     m.def(
         "empty",
-        [](nb::handle shape, nb::handle dtype, nb::handle device) {
-            return empty(to_shape(shape, "ember.empty"),
-                         to_opt_dtype(dtype, "ember.empty").value_or(DType::float64),
-                         dev_or_default(device, "ember.empty"));
+        [](nb::handle shape, nb::handle dtype, nb::handle device, bool requires_grad) {
+            return grad_leaf(empty(to_shape(shape, "ember.empty"),
+                                   to_opt_dtype(dtype, "ember.empty").value_or(DType::float64),
+                                   dev_or_default(device, "ember.empty")),
+                             requires_grad);
         },
         "shape"_a, nb::kw_only(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
-        "An uninitialized array.");
+        "requires_grad"_a = false, "An uninitialized array.");
     m.def(
         "zeros",
-        [](nb::handle shape, nb::handle dtype, nb::handle device) {
-            return zeros(to_shape(shape, "ember.zeros"),
-                         to_opt_dtype(dtype, "ember.zeros").value_or(DType::float64),
-                         dev_or_default(device, "ember.zeros"));
+        [](nb::handle shape, nb::handle dtype, nb::handle device, bool requires_grad) {
+            return grad_leaf(zeros(to_shape(shape, "ember.zeros"),
+                                   to_opt_dtype(dtype, "ember.zeros").value_or(DType::float64),
+                                   dev_or_default(device, "ember.zeros")),
+                             requires_grad);
         },
         "shape"_a, nb::kw_only(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
-        "An array of zeros.");
+        "requires_grad"_a = false, "An array of zeros.");
     m.def(
         "ones",
-        [](nb::handle shape, nb::handle dtype, nb::handle device) {
-            return ones(to_shape(shape, "ember.ones"),
-                        to_opt_dtype(dtype, "ember.ones").value_or(DType::float64),
-                        dev_or_default(device, "ember.ones"));
+        [](nb::handle shape, nb::handle dtype, nb::handle device, bool requires_grad) {
+            return grad_leaf(ones(to_shape(shape, "ember.ones"),
+                                  to_opt_dtype(dtype, "ember.ones").value_or(DType::float64),
+                                  dev_or_default(device, "ember.ones")),
+                             requires_grad);
         },
         "shape"_a, nb::kw_only(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
-        "An array of ones.");
+        "requires_grad"_a = false, "An array of ones.");
     m.def(
         "full",
-        [](nb::handle shape, nb::handle value, nb::handle dtype, nb::handle device) {
+        [](nb::handle shape, nb::handle value, nb::handle dtype, nb::handle device,
+           bool requires_grad) {
             Scalar s;
             if (!weak_scalar(value, s)) {
                 Operand o = operand(value, "ember.full");
@@ -240,11 +250,14 @@ void bind_creation(nb::module_& m) {
                 else
                     throw TypeError("ember.full: fill_value must be a scalar");
             }
-            return full(to_shape(shape, "ember.full"), s, to_opt_dtype(dtype, "ember.full"),
-                        dev_or_default(device, "ember.full"));
+            return grad_leaf(
+                full(to_shape(shape, "ember.full"), s, to_opt_dtype(dtype, "ember.full"),
+                     dev_or_default(device, "ember.full")),
+                requires_grad);
         },
         "shape"_a, "fill_value"_a, nb::kw_only(), "dtype"_a.none() = nb::none(),
-        "device"_a.none() = nb::none(), "An array filled with `fill_value`.");
+        "device"_a.none() = nb::none(), "requires_grad"_a = false,
+        "An array filled with `fill_value`.");
     auto scal = [](nb::handle h, const char* who) {
         Scalar s;
         if (weak_scalar(h, s)) return s;
@@ -264,7 +277,7 @@ void bind_creation(nb::module_& m) {
     m.def(
         "arange",
         [scal](nb::handle start, nb::handle stop, nb::handle step, nb::handle dtype,
-               nb::handle device) {
+               nb::handle device, bool requires_grad) {
             const char* who = "ember.arange";
             Scalar a = scal(start, who), b, d = Scalar(int64_t(1));
             if (stop.is_none()) {
@@ -274,29 +287,36 @@ void bind_creation(nb::module_& m) {
                 b = scal(stop, who);
             }
             if (!step.is_none()) d = scal(step, who);
-            return arange(a, b, d, to_opt_dtype(dtype, who), dev_or_default(device, who));
+            return grad_leaf(arange(a, b, d, to_opt_dtype(dtype, who), dev_or_default(device, who)),
+                             requires_grad);
         },
         "start"_a, "stop"_a.none() = nb::none(), "step"_a.none() = nb::none(), nb::kw_only(),
-        "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
+        "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(), "requires_grad"_a = false,
         "Evenly spaced values in [start, stop) with the given step.");
     m.def(
         "linspace",
         [scal](nb::handle start, nb::handle stop, int64_t num, nb::handle dtype, nb::handle device,
-               bool endpoint) {
+               bool endpoint, bool requires_grad) {
             const char* who = "ember.linspace";
-            return linspace(scal(start, who), scal(stop, who), num, to_opt_dtype(dtype, who),
-                            dev_or_default(device, who), endpoint);
+            return grad_leaf(
+                linspace(scal(start, who), scal(stop, who), num, to_opt_dtype(dtype, who),
+                         dev_or_default(device, who), endpoint),
+                requires_grad);
         },
         "start"_a, "stop"_a, "num"_a, nb::kw_only(), "dtype"_a.none() = nb::none(),
-        "device"_a.none() = nb::none(), "endpoint"_a = true, "`num` evenly spaced samples.");
+        "device"_a.none() = nb::none(), "endpoint"_a = true, "requires_grad"_a = false,
+        "`num` evenly spaced samples.");
     m.def(
         "eye",
-        [](int64_t n, std::optional<int64_t> cols, int64_t k, nb::handle dtype, nb::handle device) {
-            return eye(n, cols, k, to_opt_dtype(dtype, "ember.eye").value_or(DType::float64),
-                       dev_or_default(device, "ember.eye"));
+        [](int64_t n, std::optional<int64_t> cols, int64_t k, nb::handle dtype, nb::handle device,
+           bool requires_grad) {
+            return grad_leaf(
+                eye(n, cols, k, to_opt_dtype(dtype, "ember.eye").value_or(DType::float64),
+                    dev_or_default(device, "ember.eye")),
+                requires_grad);
         },
         "n_rows"_a, "n_cols"_a.none() = nb::none(), nb::kw_only(), "k"_a = 0,
-        "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
+        "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(), "requires_grad"_a = false,
         "A 2-D array with ones on the k-th diagonal.");
     m.def(
         "_asarray",
@@ -475,6 +495,21 @@ void bind_functions(nb::module_& m) {
     bind_creation(m);
     bind_manipulation(m);
     bind_types(m);
+    // For Python subclasses of ndarray (ember.nn.Parameter): a new instance of `cls` holding a
+    // copy of the array handle (same storage), built as wrap() builds the base type.
+    m.def(
+        "_wrap_as",
+        [](nb::handle cls, const Array& a) {
+            if (!PyType_Check(cls.ptr()) ||
+                !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()), ndarray_type))
+                throw nb::type_error("ember._wrap_as: cls must be a subclass of ember.ndarray");
+            nb::object o = nb::inst_alloc(cls);
+            new (nb::inst_ptr<Array>(o)) Array(a);
+            nb::inst_mark_ready(o);
+            return o;
+        },
+        "cls"_a, "array"_a,
+        "A new instance of the ndarray subclass `cls` sharing the array's data (and handle).");
 }
 
 }  // namespace ember::python

@@ -203,6 +203,7 @@ NB_MODULE(_core, m) {
     bind_random(m);
     bind_linalg(m);
     bind_fft(m);
+    bind_autograd(m);
     bind_optim(m);
 
     m.attr("__version__") = ember::version;

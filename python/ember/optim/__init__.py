@@ -1,11 +1,14 @@
 """ember.optim: optimizers and learning-rate schedules (``ember.optim.lr_scheduler``).
 
 ``Optimizer`` is the base class: parameter groups, per-parameter ``state``, ``zero_grad``,
-``add_param_group`` and ``state_dict``/``load_state_dict`` in PyTorch's layout. A concrete
-optimizer subclasses it and implements ``step()``.
+``add_param_group`` and ``state_dict``/``load_state_dict`` in PyTorch's layout. The concrete
+optimizers ``SGD``, ``Adam``, ``AdamW``, ``RMSprop`` and ``Adagrad`` follow PyTorch's
+formulas; each updates a whole param group with one multi-tensor function
+(``ember.optim._functional``).
 """
 
 from . import lr_scheduler
 from ._optimizer import Optimizer, required
+from ._optimizers import SGD, Adagrad, Adam, AdamW, RMSprop
 
-__all__ = ["Optimizer", "lr_scheduler", "required"]
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler", "required"]

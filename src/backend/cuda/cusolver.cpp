@@ -445,10 +445,10 @@ void run_cholesky(Ctx& c, const SolverCall& call, const Types& ty) {
               "cuMemcpyHtoDAsync (matrix pointers)");
         const char* names[4] = {"cusolverDnSpotrfBatched", "cusolverDnDpotrfBatched",
                                 "cusolverDnCpotrfBatched", "cusolverDnZpotrfBatched"};
-        cusolver_check(c.api.potrf_batched[ty.index](c.h, fill_lower, int(n),
-                                                     static_cast<void**>(dptrs.get()), int(n),
-                                                     call.info, int(call.batch)),
-                       names[ty.index]);
+        cusolver_check(
+            c.api.potrf_batched[ty.index](c.h, fill_lower, int(n), static_cast<void**>(dptrs.get()),
+                                          int(n), call.info, int(call.batch)),
+            names[ty.index]);
         return;
     }
     size_t dev = 0, host = 0;

@@ -1,0 +1,57 @@
+"""ember.nn.Parameter: an ndarray subclass that a Module registers as one of its parameters."""
+
+from __future__ import annotations
+
+from .. import _core
+from .._core import ndarray
+from ._grad_mode import HAS_AUTOGRAD, detach
+
+
+class Parameter(ndarray):
+    """An array that is a module parameter: assigning one to a ``Module`` attribute registers it
+    in ``parameters()``. It is a real ``ember.ndarray`` (every op accepts it; ops return plain
+    arrays). ``Parameter(data, requires_grad=True)`` shares `data`'s memory as a fresh leaf
+    (``data.detach()``), requiring gradients unless `requires_grad` is False. ``Parameter()`` is
+    an empty float32 parameter.
+    """
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = _core.empty((0,), dtype=_core.float32)
+        elif not isinstance(data, ndarray):
+            import ember
+
+            data = ember.asarray(data)
+        self = _core._wrap_as(cls, detach(data) if HAS_AUTOGRAD else data)
+        if HAS_AUTOGRAD:
+            if requires_grad:
+                self.requires_grad_(True)
+        else:
+            # stand-ins until autograd lands: plain attributes the optimizers and tests can use
+            self.__dict__["requires_grad"] = bool(requires_grad)
+            self.__dict__["grad"] = None
+        return self
+
+    def __init__(self, data=None, requires_grad=True):
+        pass  # all set up in __new__ (ndarray itself has no Python constructor)
+
+    if not HAS_AUTOGRAD:
+
+        def requires_grad_(self, requires_grad=True):
+            self.__dict__["requires_grad"] = bool(requires_grad)
+            return self
+
+    def __repr__(self):
+        return "Parameter containing:\n" + ndarray.__repr__(self)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        result = Parameter(detach(self).copy(), self.requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(
+            "ember.nn.Parameter cannot be pickled; save a state_dict with ember.save instead"
+        )

@@ -1,0 +1,61 @@
+"""ember.nn.utils: gradient clipping over a model's parameters."""
+
+from __future__ import annotations
+
+import math
+
+from .. import _core
+from .._core import ndarray
+from ._grad_mode import no_grad
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+
+
+def _grads(parameters):
+    if isinstance(parameters, ndarray):
+        parameters = [parameters]
+    return [p.grad for p in parameters if getattr(p, "grad", None) is not None]
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Scales the gradients in place so that their joint `norm_type` norm (as if concatenated)
+    is at most `max_norm`; returns that total norm (a 0-d array in the gradients' promoted
+    dtype; no host sync unless `error_if_nonfinite`)."""
+    who = "ember.nn.utils.clip_grad_norm_"
+    grads = _grads(parameters)
+    max_norm = float(max_norm)
+    norm_type = float(norm_type)
+    if not grads:
+        return _core.zeros((), dtype=_core.float32)
+    with no_grad():
+        if norm_type == math.inf:
+            total = None
+            for g in grads:
+                m = _core.abs(g).max() if g.size else None
+                if m is not None:
+                    total = m if total is None else _core.maximum(total, m)
+            if total is None:
+                total = _core.zeros((), dtype=grads[0].dtype, device=grads[0].device)
+        else:
+            total = None
+            for g in grads:
+                s = (g * g).sum() if norm_type == 2.0 else (_core.abs(g) ** norm_type).sum()
+                total = s if total is None else total + s
+            total = total ** (1.0 / norm_type)
+        if error_if_nonfinite and not bool(_core.isfinite(total)):
+            raise RuntimeError(
+                f"{who}: the total norm of order {norm_type} of the gradients is non-finite; "
+                "set error_if_nonfinite=False to clip anyway"
+            )
+        coef = _core.minimum(max_norm / (total + 1e-6), 1.0)
+        for g in grads:
+            g *= coef.astype(g.dtype)
+    return total
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    """Clamps every gradient element to [-clip_value, clip_value] in place."""
+    clip_value = float(clip_value)
+    with no_grad():
+        for g in _grads(parameters):
+            g[...] = _core.clip(g, -clip_value, clip_value)

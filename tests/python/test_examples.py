@@ -1,0 +1,41 @@
+"""The seed's training loop (examples/train_mlp.py) and `python -m ember demo` run end to end and
+reach their accuracy targets on the shipped digits."""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _load_example():
+    spec = importlib.util.spec_from_file_location("train_mlp", ROOT / "examples" / "train_mlp.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_seed_training_loop_learns_the_digits(capsys):
+    accuracy = _load_example().main(["--epochs", "20"])
+    out = capsys.readouterr().out
+    assert "epoch 20: loss" in out and "test accuracy" in out
+    assert accuracy >= 0.95
+
+
+def test_demo_trains_to_95_percent_within_30_seconds():
+    r = subprocess.run(
+        [sys.executable, "-m", "ember", "demo"], capture_output=True, text=True, timeout=300
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    last = [ln for ln in r.stdout.splitlines() if "test accuracy in" in ln]
+    assert last, r.stdout
+    words = last[-1].split()
+    accuracy, seconds = float(words[0].rstrip("%")), float(words[4])
+    assert accuracy >= 95.0 and "OK" in last[-1]
+    if seconds > 30:
+        pytest.fail(f"the demo's training took {seconds:.1f} s (target 30 s)")
