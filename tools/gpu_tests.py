@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import time
@@ -34,6 +35,12 @@ def main() -> int:
         cmd += ["--durations=3", "--shard", f"{i}/{n}", "-k", args.k, *extra, *args.paths]
         log = open(logs / f"shard{i}.log", "w")
         procs.append((subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT), log))
+
+    def stop(signum, frame):  # a timeout: end the shards, then report what they got through
+        for p, _ in procs:
+            p.terminate()
+
+    signal.signal(signal.SIGTERM, stop)
     failed = 0
     for i, (p, log) in enumerate(procs):
         rc = p.wait()
@@ -44,6 +51,8 @@ def main() -> int:
         summary = next(
             (ln for ln in reversed(text) if " in " in ln and any(w in ln for w in words)), ""
         )
+        if not summary and text:  # stopped early: its last progress line
+            summary = "stopped at: " + text[-1][-60:]
         cache = next((ln for ln in text if ln.startswith("ember kernel cache")), "")
         print(f"shard {i}/{n}: rc {rc}  {summary.strip('= ')}  | {cache}")
         for ln in tail[:40]:
