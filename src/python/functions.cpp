@@ -2,6 +2,7 @@
 // manipulation and the dtype functions.
 #include <string>
 
+#include "ember/autograd.hpp"
 #include "python/common.hpp"
 #include "python/pydtype.hpp"
 
@@ -510,6 +511,25 @@ void bind_functions(nb::module_& m) {
         },
         "cls"_a, "array"_a,
         "A new instance of the ndarray subclass `cls` sharing the array's data (and handle).");
+    m.def(
+        "_set_data",
+        [](nb::handle dst, nb::handle src) {
+            if (!is_ndarray(dst) || !is_ndarray(src))
+                throw nb::type_error("ember._set_data: both arguments must be ember arrays");
+            Array& d = *nb::inst_ptr<Array>(dst);
+            if (d.grad_meta() && d.grad_meta()->grad_fn)
+                throw ValueError(
+                    "ember._set_data: only a leaf array's data can be replaced (this one was "
+                    "computed by an op that autograd recorded)");
+            // The new data with the old autograd state (requires_grad, grad): PyTorch's
+            // `param.data = new`, which keeps the Python object and so its identity.
+            Array fresh = as_array(src).detach();
+            fresh.set_grad_meta(d.grad_meta());
+            d = fresh;
+        },
+        "dst"_a, "src"_a,
+        "Points leaf array `dst` at `src`'s data (device, dtype, shape), keeping its autograd "
+        "state and identity (Module.to).");
 }
 
 }  // namespace ember::python

@@ -5,9 +5,24 @@ from __future__ import annotations
 
 import ember
 import numpy as np
+import pytest
 from _helpers import to_numpy
 
 HAS_AUTOGRAD = hasattr(ember.ndarray, "requires_grad")
+
+needs_autograd = pytest.mark.skipif(
+    not hasattr(ember.ndarray, "requires_grad"),
+    reason="ember autograd is not built yet (ember.ndarray has no requires_grad)",
+)
+
+
+# Imported by the nn/optim test modules, where it is autouse.
+@pytest.fixture(autouse=True)
+def _cpu_by_default():
+    # arrays made without a device stay on the CPU even where a GPU is the default, so tests
+    # without the device fixture check the CPU (whose bad-index checks are synchronous)
+    with ember.device("cpu"):
+        yield
 
 
 def em(a, device="cpu", dtype=None):

@@ -13,22 +13,9 @@ import ember.nn.functional as F
 import numpy as np
 import pytest
 from _helpers import to_numpy
-from _nn_helpers import em, gradcheck, no_grad
+from _nn_helpers import _cpu_by_default, em, gradcheck, needs_autograd, no_grad  # noqa: F401
 from ember import nn
 from ember.nn import init
-
-needs_autograd = pytest.mark.skipif(
-    not hasattr(ember.ndarray, "requires_grad"),
-    reason="ember autograd is not built yet (ember.ndarray has no requires_grad)",
-)
-
-
-@pytest.fixture(autouse=True)
-def _cpu_by_default():
-    # arrays made without a device stay on the CPU even where a GPU is the default, so tests
-    # without the device fixture check the CPU (whose bad-index checks are synchronous)
-    with ember.device("cpu"):
-        yield
 
 
 def rng(seed=0):
@@ -257,9 +244,10 @@ def test_to_device(device):
     m = MLP()
     ids = [id(p) for p in m.parameters()]
     m.to("cpu")
-    if device == "cpu":  # nothing moves: identities are kept
-        assert [id(p) for p in m.parameters()] == ids
+    assert [id(p) for p in m.parameters()] == ids
     m.to(device)
+    assert [id(p) for p in m.parameters()] == ids  # moved in place: the same Parameter objects
+    assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in m.parameters())
     assert all(p.device == ember.Device(device) for p in m.parameters())
     assert all(b.device == ember.Device(device) for b in m.buffers())
     x = ember.asarray(rng(1).standard_normal((5, 4)).astype(np.float32), device=device)
@@ -271,6 +259,25 @@ def test_to_device(device):
     m.to(ember.asarray(np.zeros(1, np.float32), device=device))
     assert m.fc1.weight.dtype == ember.float32
     assert opt.param_groups[0]["params"]
+
+
+def test_optimizer_built_before_to_trains_the_moved_parameters(device):
+    m = nn.Linear(3, 1)
+    opt = ember.optim.SGD(m.parameters(), lr=0.5)
+    m.to(device, ember.float64)
+    x = ember.ones((4, 3), dtype=ember.float64, device=device)
+    before = to_numpy(m.weight).copy()
+    opt.zero_grad()
+    m(x).sum().backward()
+    assert m.weight.grad is not None and m.weight.grad.device == ember.Device(device)
+    opt.step()
+    np.testing.assert_allclose(to_numpy(m.weight), before - 0.5 * 4, rtol=1e-12)
+
+
+def test_set_data_refuses_a_non_leaf():
+    a = ember.ones(3, requires_grad=True)
+    with pytest.raises(ValueError, match="leaf"):
+        ember._core._set_data(a * 2, ember.zeros(3))
 
 
 def test_to_moves_gradients():

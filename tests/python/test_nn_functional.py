@@ -12,21 +12,7 @@ import ember.nn.functional as F
 import numpy as np
 import pytest
 from _helpers import to_numpy
-from _nn_helpers import em, gradcheck, to_torch
-
-needs_autograd = pytest.mark.skipif(
-    not hasattr(ember.ndarray, "requires_grad"),
-    reason="ember autograd is not built yet (ember.ndarray has no requires_grad)",
-)
-
-
-@pytest.fixture(autouse=True)
-def _cpu_by_default():
-    # arrays made without a device stay on the CPU even where a GPU is the default, so tests
-    # without the device fixture check the CPU (whose bad-index checks are synchronous)
-    with ember.device("cpu"):
-        yield
-
+from _nn_helpers import _cpu_by_default, em, gradcheck, needs_autograd, to_torch  # noqa: F401
 
 try:
     from scipy.special import erfc as _erfc

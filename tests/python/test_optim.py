@@ -11,22 +11,9 @@ import ember
 import numpy as np
 import pytest
 from _helpers import to_numpy
+from _nn_helpers import _cpu_by_default, needs_autograd  # noqa: F401
 from ember import nn
 from ember.optim import SGD, Adagrad, Adam, AdamW, RMSprop, lr_scheduler
-
-needs_autograd = pytest.mark.skipif(
-    not hasattr(ember.ndarray, "requires_grad"),
-    reason="ember autograd is not built yet (ember.ndarray has no requires_grad)",
-)
-
-
-@pytest.fixture(autouse=True)
-def _cpu_by_default():
-    # arrays made without a device stay on the CPU even where a GPU is the default, so tests
-    # without the device fixture check the CPU (whose bad-index checks are synchronous)
-    with ember.device("cpu"):
-        yield
-
 
 STEPS = 20
 SHAPES = [(3, 4), (5,), ()]

@@ -438,13 +438,13 @@ class Module:
     # ---- moving -------------------------------------------------------------------------------
 
     def _apply(self, fn):
-        """Replaces each parameter, gradient and buffer by ``fn(array)`` (recursively). A
-        parameter that `fn` changes becomes a new ``Parameter`` in this module's table; one it
-        leaves alone keeps its identity."""
+        """Replaces each parameter's data, gradient and each buffer by ``fn(array)``
+        (recursively). Parameters keep their identity (their data is swapped, as PyTorch's
+        ``param.data = ...``), so optimizers built before ``to()`` still hold them."""
         for m in self.children():
             m._apply(fn)
         with no_grad():
-            for key, p in self._parameters.items():
+            for p in self._parameters.values():
                 if p is None:
                     continue
                 new = fn(p)
@@ -454,10 +454,10 @@ class Module:
                     if new_grad is not grad:
                         p.grad = new_grad
                     continue
-                q = Parameter(new, p.requires_grad)
+                p.grad = None
+                _core._set_data(p, new)
                 if new_grad is not None:
-                    q.grad = new_grad
-                self._parameters[key] = q
+                    p.grad = new_grad
             for key, b in self._buffers.items():
                 if b is not None:
                     self._buffers[key] = fn(b)
@@ -468,9 +468,7 @@ class Module:
         ``to(device, dtype)``, ``to(array)`` (its device and dtype), keywords ``device=`` and
         ``dtype=``. A dtype applies to floating-point (and complex) arrays only. Returns self.
 
-        ember arrays cannot change device in place, so a parameter that moves is replaced by a
-        new ``Parameter`` (``model.parameters()`` gives the moved ones; build optimizers after
-        ``to``). Parameters already on the device with the dtype keep their identity.
+        Parameters keep their identity: an optimizer built before ``to`` updates the moved ones.
         """
         device, dtype = _parse_to(args, kwargs)
 
