@@ -66,6 +66,7 @@ from ._creation import empty_like, full_like, ones_like, zeros_like
 from ._dtypes import can_cast, finfo, iinfo, isdtype, result_type
 from ._core import matmul, take
 from ._einsum import einsum
+from ._joining import concat, concatenate, split, stack, unstack
 from ._linalg import (
     diagonal,
     dot,
@@ -206,6 +207,11 @@ __all__ = [
     "prod",
     "reshape",
     "result_type",
+    "concat",
+    "concatenate",
+    "split",
+    "stack",
+    "unstack",
     "set_default_device",
     "squeeze",
     "std",
