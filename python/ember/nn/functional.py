@@ -383,40 +383,35 @@ def _stable_shift(x, dim):
     return x - m
 
 
-def softmax(input, dim=None, dtype=None):
-    """``exp(x - max) / sum(exp(x - max))`` along `dim` (stable for any magnitude)."""
-    who = _F + "softmax"
+def _softmax_family(input, dim, dtype, who, log):
     _array(input, who)
     if dim is None:
         dim = _softmax_dim(input.ndim, who)
     x = input if dtype is None else input.astype(dtype)
     if x.ndim == 0:
-        return softmax(x.reshape(1), 0).reshape(())
+        return _softmax_family(x.reshape(1), 0, None, who, log).reshape(())
     dim = _dim(dim, x.ndim, who)
-    half = _half(x)
-    if half:
-        x = x.astype(_core.float32)
-    e = _core.exp(_stable_shift(x, dim))
-    out = e / e.sum(axis=dim, keepdims=True)
-    return out.astype(input.dtype if dtype is None else dtype) if half else out
-
-
-def log_softmax(input, dim=None, dtype=None):
-    """``(x - max) - log(sum(exp(x - max)))`` along `dim` (stable for any magnitude)."""
-    who = _F + "log_softmax"
-    _array(input, who)
-    if dim is None:
-        dim = _softmax_dim(input.ndim, who)
-    x = input if dtype is None else input.astype(dtype)
-    if x.ndim == 0:
-        return log_softmax(x.reshape(1), 0).reshape(())
-    dim = _dim(dim, x.ndim, who)
+    target = x.dtype
     half = _half(x)
     if half:
         x = x.astype(_core.float32)
     s = _stable_shift(x, dim)
-    out = s - _core.log(_core.exp(s).sum(axis=dim, keepdims=True))
-    return out.astype(input.dtype if dtype is None else dtype) if half else out
+    if log:
+        out = s - _core.log(_core.exp(s).sum(axis=dim, keepdims=True))
+    else:
+        e = _core.exp(s)
+        out = e / e.sum(axis=dim, keepdims=True)
+    return out.astype(target) if half else out
+
+
+def softmax(input, dim=None, dtype=None):
+    """``exp(x - max) / sum(exp(x - max))`` along `dim` (stable for any magnitude)."""
+    return _softmax_family(input, dim, dtype, _F + "softmax", log=False)
+
+
+def log_softmax(input, dim=None, dtype=None):
+    """``(x - max) - log(sum(exp(x - max)))`` along `dim` (stable for any magnitude)."""
+    return _softmax_family(input, dim, dtype, _F + "log_softmax", log=True)
 
 
 # =============================================================================================
