@@ -1,0 +1,215 @@
+"""flip, roll, moveaxis, tile, repeat, tril/triu, meshgrid, diff, atleast_*d, the stacking and
+splitting shorthands, broadcast_arrays, ravel, isclose/allclose/array_equal, nan_to_num and
+count_nonzero against NumPy on both devices, with gradients through the composed ones."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from _helpers import to_numpy
+
+A = np.arange(24.0).reshape(2, 3, 4)
+
+
+def em(a, device):
+    return ember.asarray(np.asarray(a), device=device)
+
+
+def same(got, want):
+    got = to_numpy(got)
+    assert got.shape == np.shape(want), (got.shape, np.shape(want))
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("axis", [None, 0, -1, (0, 2)])
+def test_flip(device, axis):
+    same(ember.flip(em(A, device), axis=axis), np.flip(A, axis=axis))
+
+
+@pytest.mark.parametrize(
+    "shift,axis", [(1, None), (-5, None), (2, 1), ((1, -1), (0, 2)), (7, -1), (3, (1, 1))]
+)
+def test_roll(device, shift, axis):
+    same(ember.roll(em(A, device), shift, axis=axis), np.roll(A, shift, axis=axis))
+
+
+@pytest.mark.parametrize("src,dst", [(0, -1), (-1, 0), ((0, 1), (2, 0)), (1, 1)])
+def test_moveaxis(device, src, dst):
+    same(ember.moveaxis(em(A, device), src, dst), np.moveaxis(A, src, dst))
+
+
+@pytest.mark.parametrize("reps", [2, (2, 1), (1, 2, 3), (2, 1, 1, 2), (0, 2)])
+def test_tile(device, reps):
+    same(ember.tile(em(A[0], device), reps), np.tile(A[0], reps))
+
+
+@pytest.mark.parametrize("repeats,axis", [(2, None), (3, 1), (0, 0), ([1, 0, 2], 0), ([2], 0)])
+def test_repeat(device, repeats, axis):
+    same(ember.repeat(em(A[0], device), repeats, axis=axis), np.repeat(A[0], repeats, axis=axis))
+
+
+@pytest.mark.parametrize("k", [0, 1, -1, 5])
+def test_tril_triu(device, k):
+    m = np.arange(20).reshape(4, 5)
+    same(ember.tril(em(m, device), k=k), np.tril(m, k))
+    same(ember.triu(em(A, device), k=k), np.triu(A, k))
+    assert ember.tril(em(m, device)).dtype == ember.int64
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+def test_meshgrid(device, indexing):
+    x, y, z = np.arange(3.0), np.arange(4.0), np.arange(2.0)
+    for got, want in zip(
+        ember.meshgrid(em(x, device), em(y, device), em(z, device), indexing=indexing),
+        np.meshgrid(x, y, z, indexing=indexing),
+        strict=True,
+    ):
+        same(got, want)
+
+
+@pytest.mark.parametrize("n,axis", [(1, -1), (2, 1), (0, 0), (3, -1)])
+def test_diff(device, n, axis):
+    b = A**2
+    same(ember.diff(em(b, device), n=n, axis=axis), np.diff(b, n=n, axis=axis))
+
+
+def test_diff_prepend_append(device):
+    x = np.array([1.0, 4.0, 9.0])
+    same(
+        ember.diff(em(x, device), prepend=0.0, append=em([20.0], device)),
+        np.diff(x, prepend=0.0, append=[20.0]),
+    )
+
+
+def test_atleast(device):
+    for f, nf in [
+        (ember.atleast_1d, np.atleast_1d),
+        (ember.atleast_2d, np.atleast_2d),
+        (ember.atleast_3d, np.atleast_3d),
+    ]:
+        for a in (np.float64(3), np.arange(3.0), np.ones((2, 3)), A):
+            same(f(em(a, device)), nf(a))
+
+
+def test_stacking_shorthands(device):
+    a, b = np.arange(3.0), np.arange(3.0, 6.0)
+    m = np.ones((2, 3))
+    same(ember.hstack([em(a, device), em(b, device)]), np.hstack([a, b]))
+    same(ember.hstack([em(m, device), em(m, device)]), np.hstack([m, m]))
+    same(ember.vstack([em(a, device), em(b, device)]), np.vstack([a, b]))
+    same(ember.dstack([em(a, device), em(b, device)]), np.dstack([a, b]))
+    same(ember.column_stack([em(a, device), em(b, device)]), np.column_stack([a, b]))
+
+
+@pytest.mark.parametrize("spec", [3, 4, 7, [1, 3]])
+def test_array_split(device, spec):
+    x = np.arange(10.0)
+    got = ember.array_split(em(x, device), spec)
+    want = np.array_split(x, spec)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        same(g, w)
+
+
+def test_h_v_d_split(device):
+    for f, nf, a, n in [
+        (ember.hsplit, np.hsplit, A, 3),
+        (ember.vsplit, np.vsplit, A, 2),
+        (ember.dsplit, np.dsplit, A, 2),
+        (ember.hsplit, np.hsplit, np.arange(4.0), 2),
+    ]:
+        for g, w in zip(f(em(a, device), n), nf(a, n), strict=True):
+            same(g, w)
+    with pytest.raises(ValueError, match="at least 2"):
+        ember.vsplit(em(np.arange(4.0), device), 2)
+
+
+def test_broadcast_arrays_and_ravel(device):
+    a, b = np.arange(3.0), np.ones((2, 1))
+    for g, w in zip(
+        ember.broadcast_arrays(em(a, device), em(b, device)), np.broadcast_arrays(a, b), strict=True
+    ):
+        same(g, w)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        ember.broadcast_arrays(em(np.ones(3), device), em(np.ones(4), device))
+    same(ember.ravel(em(A, device)[:, ::2]), np.ravel(A[:, ::2]))
+
+
+def test_isclose_allclose_array_equal(device):
+    a = np.array([1.0, np.inf, -np.inf, np.nan, 1e-9, 100.0])
+    b = np.array([1.0 + 1e-7, np.inf, np.inf, np.nan, 0.0, 100.1])
+    for eq in (False, True):
+        same(
+            ember.isclose(em(a, device), em(b, device), equal_nan=eq),
+            np.isclose(a, b, equal_nan=eq),
+        )
+    assert ember.allclose(em(a[:2], device), em(b[:2], device))
+    assert not ember.allclose(em(a, device), em(b, device))
+    assert ember.array_equal(em(a, device), em(a, device), equal_nan=True)
+    assert not ember.array_equal(em(a, device), em(a, device))
+    assert not ember.array_equal(em(a, device), em(a[:3], device))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128", "int32"])
+def test_nan_to_num(device, dtype):
+    if np.dtype(dtype).kind == "c":
+        a = np.array([np.nan + 1j * np.inf, -np.inf + 2j, 3 - 1j * np.nan], dtype)
+    elif np.dtype(dtype).kind == "f":
+        a = np.array([np.nan, np.inf, -np.inf, 1.5], dtype)
+    else:
+        a = np.array([1, 2, 3], dtype)
+    same(ember.nan_to_num(em(a, device)), np.nan_to_num(a))
+    if np.dtype(dtype).kind == "f":
+        same(
+            ember.nan_to_num(em(a, device), nan=-1.0, posinf=9.0, neginf=-9.0),
+            np.nan_to_num(a, nan=-1.0, posinf=9.0, neginf=-9.0),
+        )
+        x = em(a, device)
+        assert ember.nan_to_num(x, copy=False) is x
+        same(x, np.nan_to_num(a))
+
+
+@pytest.mark.parametrize("axis", [None, 0, (1, 2)])
+def test_count_nonzero(device, axis):
+    a = (A % 3 == 0) * A
+    got = ember.count_nonzero(em(a, device), axis=axis)
+    want = np.count_nonzero(a, axis=axis)
+    np.testing.assert_array_equal(to_numpy(got), want)
+    assert got.dtype == ember.int64
+
+
+def test_gradients_through_the_compositions(device):
+    x = ember.asarray(np.arange(6.0).reshape(2, 3), device=device, requires_grad=True)
+    w = ember.asarray(np.arange(1.0, 7.0).reshape(2, 3), device=device)
+    (ember.roll(x, 1, axis=1) * w).sum().backward()
+    same(x.grad, np.roll(np.arange(1.0, 7.0).reshape(2, 3), -1, axis=1))
+    x.grad = None
+    ember.tile(x, (2, 1)).sum().backward()
+    same(x.grad, np.full((2, 3), 2.0))
+    x.grad = None
+    (ember.tril(x) * w).sum().backward()
+    same(x.grad, np.tril(np.arange(1.0, 7.0).reshape(2, 3)))
+    x.grad = None
+    ember.diff(x, axis=1).sum().backward()
+    same(x.grad, np.array([[-1.0, 0.0, 1.0]] * 2))
+
+
+def test_bad_input(device):
+    x = em(A, device)
+    with pytest.raises(ember.AxisError):
+        ember.flip(x, axis=3)
+    with pytest.raises(ValueError, match="repeated axis"):
+        ember.flip(x, axis=(0, 0))
+    with pytest.raises(ValueError, match="tile"):
+        ember.tile(x, -1)
+    with pytest.raises(ValueError, match="repeat"):
+        ember.repeat(x, [1, 2], axis=1)
+    with pytest.raises(ValueError, match="at least 2"):
+        ember.tril(em(np.arange(3), device))
+    with pytest.raises(ValueError, match="indexing"):
+        ember.meshgrid(x, indexing="yx")
+    with pytest.raises(ValueError, match="order n"):
+        ember.diff(x, n=-1)
+    with pytest.raises(ValueError, match="same length"):
+        ember.moveaxis(x, (0, 1), 0)
