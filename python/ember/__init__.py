@@ -67,8 +67,9 @@ from ._dtypes import can_cast, finfo, iinfo, isdtype, result_type
 from ._core import matmul, take
 from ._einsum import einsum
 from ._joining import concat, concatenate, split, stack, unstack
-from . import _manipulation
+from . import _manipulation, _numpy_extras
 from ._manipulation import *  # noqa: F403  (its __all__, listed once there)
+from ._numpy_extras import *  # noqa: F403
 from ._linalg import (
     diagonal,
     dot,
@@ -215,6 +216,7 @@ __all__ = [
     "stack",
     "unstack",
     *_manipulation.__all__,
+    *_numpy_extras.__all__,
     "set_default_device",
     "squeeze",
     "std",
