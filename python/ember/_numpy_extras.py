@@ -10,7 +10,9 @@ import math
 import operator
 
 from . import _core
+from ._joining import _axis
 from ._linalg import diagonal as _diagonal
+from ._manipulation import _asarray
 
 __all__ = [
     "average",
@@ -35,24 +37,6 @@ __all__ = [
     "take_along_axis",
     "tri",
 ]
-
-
-def _asarray(x):
-    if isinstance(x, _core.ndarray):
-        return x
-    from ._array import asarray
-
-    return asarray(x)
-
-
-def _axis(axis, ndim, who):
-    try:
-        a = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{who}: axis must be an integer, got {axis!r}") from None
-    if not -ndim <= a < ndim:
-        raise _core.AxisError(f"{who}: axis {axis} is out of bounds for {ndim} dimensions")
-    return a % ndim
 
 
 def take_along_axis(x, indices, /, *, axis=-1):
