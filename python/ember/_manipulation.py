@@ -33,6 +33,7 @@ __all__ = [
     "meshgrid",
     "moveaxis",
     "nan_to_num",
+    "pad",
     "ravel",
     "repeat",
     "roll",
@@ -423,3 +424,74 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
     """The number of non-zero elements (along `axis`), as int64."""
     x = _asarray(x)
     return _core.sum(x != 0, axis=axis, dtype=_core.int64, keepdims=keepdims)
+
+
+def _pad_widths(pad_width, ndim):
+    try:
+        w = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (ndim, 2))
+    except (ValueError, TypeError):
+        raise ValueError(
+            f"ember.pad: pad_width {pad_width!r} does not give (before, after) for "
+            f"{ndim} dimensions"
+        ) from None
+    if (w < 0).any():
+        raise ValueError(f"ember.pad: pad widths must be >= 0, got {pad_width!r}")
+    return [(int(a), int(b)) for a, b in w]
+
+
+def pad(x, pad_width, mode="constant", *, constant_values=0):
+    """Pads each axis by (before, after) elements (NumPy's broadcasting of `pad_width`) with
+    ``mode`` "constant" (`constant_values`), "edge", "reflect" (mirrored without the edge) or
+    "wrap" (periodic)."""
+    x = _asarray(x)
+    if mode not in ("constant", "edge", "reflect", "wrap"):
+        raise ValueError(
+            f"ember.pad: mode must be 'constant', 'edge', 'reflect' or 'wrap', got {mode!r}"
+        )
+    widths = _pad_widths(pad_width, x.ndim)
+    for d, (before, after) in enumerate(widths):
+        if not before and not after:
+            continue
+        n = x.shape[d]
+        lead = (slice(None),) * d
+
+        def part(sl, x=x, lead=lead):
+            return x[lead + (sl,)]
+
+        if mode == "constant":
+            shape = list(x.shape)
+            pieces = []
+            for w in (before, after):
+                shape[d] = w
+                pieces.append(
+                    _core.full(tuple(shape), constant_values, dtype=x.dtype, device=x.device)
+                )
+            x = concat([pieces[0], x, pieces[1]], axis=d)
+            continue
+        if n == 0:
+            raise ValueError(f"ember.pad: cannot pad an empty axis {d} in mode {mode!r}")
+        if mode == "edge":
+            shape = list(x.shape)
+            lo, hi = part(slice(0, 1)), part(slice(n - 1, n))
+            shape[d] = before
+            b = _core.broadcast_to(lo, tuple(shape))
+            shape[d] = after
+            a = _core.broadcast_to(hi, tuple(shape))
+            x = concat([b, x, a], axis=d)
+            continue
+        # reflect / wrap: the padding is built from whole periods of the axis
+        if mode == "reflect" and n == 1:
+            shape = list(x.shape)
+            shape[d] = n + before + after
+            x = _core.broadcast_to(x, tuple(shape)).copy()
+            continue
+        if mode == "reflect":  # period a0 .. a(n-1) a(n-2) .. a1
+            period = concat([x, flip(part(slice(1, n - 1)), axis=d)], axis=d) if n > 2 else x
+        else:
+            period = x
+        p = period.shape[d]
+        offset = (-before) % p
+        reps = (offset + before + n + after + p - 1) // p
+        tiled = concat([period] * reps, axis=d)
+        x = tiled[lead + (slice(offset, offset + before + n + after),)]
+    return x

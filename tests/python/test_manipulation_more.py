@@ -213,3 +213,29 @@ def test_bad_input(device):
         ember.diff(x, n=-1)
     with pytest.raises(ValueError, match="same length"):
         ember.moveaxis(x, (0, 1), 0)
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "wrap"])
+@pytest.mark.parametrize("width", [1, (2, 3), ((0, 1), (4, 2)), ((3, 7), (1, 0))])
+def test_pad_matches_numpy(device, mode, width):
+    a = np.arange(12.0).reshape(3, 4)
+    same(ember.pad(em(a, device), width, mode=mode), np.pad(a, width, mode=mode))
+
+
+def test_pad_constant_values_dtype_and_errors(device):
+    a = np.arange(6, dtype=np.int32).reshape(2, 3)
+    got = ember.pad(em(a, device), 1, constant_values=7)
+    same(got, np.pad(a, 1, constant_values=7))
+    assert got.dtype == ember.int32
+    same(
+        ember.pad(em(np.array([5.0]), device), 3, mode="reflect"),
+        np.pad(np.array([5.0]), 3, mode="reflect"),
+    )
+    with pytest.raises(ValueError, match="mode"):
+        ember.pad(em(a, device), 1, mode="median")
+    with pytest.raises(ValueError, match=">= 0"):
+        ember.pad(em(a, device), -1)
+    with pytest.raises(ValueError, match="pad_width"):
+        ember.pad(em(a, device), ((1, 2), (3, 4), (5, 6)))
+    with pytest.raises(ValueError, match="empty axis"):
+        ember.pad(em(np.zeros((0, 2)), device), 1, mode="wrap")
