@@ -69,6 +69,15 @@ def _with_grads(group):
     return params, grads
 
 
+def _zero_state(state, p, names):
+    """`state` with a step count and, for each of `names` it lacks, zeros like `p`."""
+    state.setdefault("step", 0.0)
+    for n in names:
+        if n not in state:
+            state[n] = _core.zeros(p.shape, dtype=p.dtype, device=p.device)
+    return state
+
+
 def _advance(state):
     step = state.get("step", 0.0)
     state["step"] = float(step) + 1.0  # a loaded state may hold a 0-d array
@@ -184,15 +193,8 @@ class Adam(Optimizer):
             amsgrad = group["amsgrad"]
             exp_avgs, exp_avg_sqs, max_sqs, steps = [], [], [], []
             for p in params:
-                st = self.state[p]
-                if not st:
-                    st["step"] = 0.0
-                    st["exp_avg"] = _core.zeros(p.shape, dtype=p.dtype, device=p.device)
-                    st["exp_avg_sq"] = _core.zeros(p.shape, dtype=p.dtype, device=p.device)
-                    if amsgrad:
-                        st["max_exp_avg_sq"] = _core.zeros(p.shape, dtype=p.dtype, device=p.device)
-                if amsgrad and "max_exp_avg_sq" not in st:
-                    st["max_exp_avg_sq"] = _core.zeros(p.shape, dtype=p.dtype, device=p.device)
+                names = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
+                st = _zero_state(self.state[p], p, names)
                 exp_avgs.append(st["exp_avg"])
                 exp_avg_sqs.append(st["exp_avg_sq"])
                 max_sqs.append(st.get("max_exp_avg_sq"))
@@ -299,18 +301,8 @@ class RMSprop(Optimizer):
             momentum, centered = group["momentum"], group["centered"]
             sq, ga, bufs, steps = [], [], [], []
             for p in params:
-                st = self.state[p]
-                if not st:
-                    st["step"] = 0.0
-                    st["square_avg"] = _core.zeros(p.shape, dtype=p.dtype, device=p.device)
-                    if momentum > 0:
-                        st["momentum_buffer"] = _core.zeros(p.shape, dtype=p.dtype, device=p.device)
-                    if centered:
-                        st["grad_avg"] = _core.zeros(p.shape, dtype=p.dtype, device=p.device)
-                if momentum > 0 and "momentum_buffer" not in st:
-                    st["momentum_buffer"] = _core.zeros(p.shape, dtype=p.dtype, device=p.device)
-                if centered and "grad_avg" not in st:
-                    st["grad_avg"] = _core.zeros(p.shape, dtype=p.dtype, device=p.device)
+                names = ("square_avg",) + (("momentum_buffer",) if momentum > 0 else ())
+                st = _zero_state(self.state[p], p, names + (("grad_avg",) if centered else ()))
                 sq.append(st["square_avg"])
                 ga.append(st.get("grad_avg"))
                 bufs.append(st.get("momentum_buffer"))
