@@ -112,6 +112,23 @@ def stack(arrays, /, *, axis=0, dtype=None):
     return concat([_core.expand_dims(x, ax) for x in xs], axis=ax, dtype=dtype)
 
 
+# More parts than this (beyond the axis length) would only be empty views filling memory.
+_MAX_EMPTY_PARTS = 1 << 24
+
+
+def _sections(value, n, who):
+    """The number of sections of an axis of length `n`, checked."""
+    k = operator.index(value)
+    if k <= 0:
+        raise ValueError(f"{who}: the number of sections must be positive, got {k}")
+    if k > builtins.max(n, _MAX_EMPTY_PARTS):
+        raise ValueError(
+            f"{who}: {k} sections of an axis of length {n} would be mostly empty arrays "
+            f"(at most {builtins.max(n, _MAX_EMPTY_PARTS)})"
+        )
+    return k
+
+
 def split(x, indices_or_sections, /, axis=0):
     """NumPy's split: an int N gives N equal parts (ValueError when the axis does not divide),
     a sequence of indices gives the parts between them. The parts are views of `x`."""
@@ -121,9 +138,7 @@ def split(x, indices_or_sections, /, axis=0):
     ax = _axis(axis, x.ndim, who)
     n = x.shape[ax]
     if not hasattr(indices_or_sections, "__iter__") or getattr(indices_or_sections, "ndim", 1) == 0:
-        k = operator.index(indices_or_sections)
-        if k <= 0:
-            raise ValueError(f"{who}: the number of sections must be positive, got {k}")
+        k = _sections(indices_or_sections, n, who)
         if n % k:
             raise ValueError(f"{who}: an axis of length {n} does not split into {k} equal parts")
         bounds = [i * (n // k) for i in range(k + 1)]

@@ -11,7 +11,7 @@ import operator
 import numpy as _np
 
 from . import _core
-from ._joining import concat, split
+from ._joining import _sections, concat, split
 
 __all__ = [
     "allclose",
@@ -318,11 +318,9 @@ def array_split(x, indices_or_sections, /, axis=0):
     x = _asarray(x)
     if hasattr(indices_or_sections, "__iter__"):
         return split(x, indices_or_sections, axis)
-    k = operator.index(indices_or_sections)
-    if k <= 0:
-        raise ValueError(f"ember.array_split: the number of sections must be positive, got {k}")
     (d,) = _axes(axis, x.ndim, "ember.array_split")
     n = x.shape[d]
+    k = _sections(indices_or_sections, n, "ember.array_split")
     q, r = divmod(n, k)
     sizes = [q + 1] * r + [q] * (k - r)
     bounds, acc = [], 0

@@ -124,3 +124,12 @@ def test_arrays_on_two_devices_raise():
         pytest.skip("needs a GPU")
     with pytest.raises(ValueError, match="different devices"):
         ember.concat([ember.ones(2, device="cpu"), ember.ones(2, device="cuda")])
+
+
+def test_split_refuses_absurd_section_counts():
+    # the parts would be empty views filling memory: a clear error instead of a hang
+    with pytest.raises(ValueError, match="ember.split: .* sections"):
+        ember.split(ember.zeros(0), 2**40)
+    with pytest.raises(ValueError, match="ember.array_split: .* sections"):
+        ember.array_split(ember.zeros(3), 2**100)
+    assert len(ember.array_split(ember.zeros(3), 5)) == 5  # more parts than elements is fine
