@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include <unistd.h>
@@ -20,6 +22,7 @@
 #include "backend/cuda/loader.hpp"
 #include "backend/cuda/nvrtc.hpp"
 #include "backend/cuda/precompile.hpp"
+#include "backend/cuda/runtime.hpp"
 
 using namespace ember;
 using gpu::MapKernel;
@@ -543,4 +546,40 @@ TEST(KernelCache, PrecompileCoversWhatTheBackendBuilds) {
     EXPECT_EQ(r.cached, some.size());
     EXPECT_THROW(gpu::precompile_into(gpu::DiskCache(""), arch, 1, some), ValueError);
     std::filesystem::remove_all(dir);
+}
+
+// The allocator's table of live blocks against std::unordered_map, through growth and many
+// deletions inside probe runs (addresses share their low bits, as pool blocks do).
+TEST(CudaLiveBlocks, MatchesAReferenceMap) {
+    ember::gpu::LiveBlocks live;
+    std::unordered_map<uintptr_t, size_t> ref;
+    std::mt19937_64 rng(7);
+    std::vector<uintptr_t> keys;
+    for (int step = 0; step < 200000; ++step) {
+        const bool add = keys.empty() || rng() % 3 != 0;
+        if (add) {
+            const uintptr_t p = (uintptr_t(rng() % 50000) + 1) << 9;
+            const size_t bytes = size_t(rng() % 4096);
+            if (!ref.count(p)) keys.push_back(p);
+            ref[p] = bytes;
+            live.insert(p, ember::gpu::Block{bytes, nullptr, 0});
+        } else {
+            const size_t k = size_t(rng() % keys.size());
+            const uintptr_t p = keys[k];
+            keys[k] = keys.back();
+            keys.pop_back();
+            ember::gpu::Block b{};
+            ASSERT_TRUE(live.take(p, b));
+            EXPECT_EQ(b.bytes, ref[p]);
+            ref.erase(p);
+            EXPECT_FALSE(live.take(p, b));
+        }
+        ASSERT_EQ(live.size(), ref.size());
+    }
+    size_t seen = 0;
+    live.for_each([&](uintptr_t p, ember::gpu::Block& b) {
+        ++seen;
+        EXPECT_EQ(b.bytes, ref.at(p));
+    });
+    EXPECT_EQ(seen, ref.size());
 }

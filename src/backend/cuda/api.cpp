@@ -65,8 +65,9 @@ Stream Stream::create(int device) {
         driver()->cuStreamSynchronize(st);
         {
             std::lock_guard lk(ds.mem_mu);
-            for (auto& [ptr, b] : ds.live)
+            ds.live.for_each([&](uintptr_t, Block& b) {
                 if (b.stream == st) b.stream = ds.stream;
+            });
             release_small_blocks(ds, st);
             for (auto it = ds.small.begin(); it != ds.small.end(); ++it)
                 if (it->stream == st) {

@@ -248,7 +248,7 @@ StreamBlocks& blocks_of(DeviceState& d, CUstream s) {
 }
 
 void record(DeviceState& d, uintptr_t p, size_t bytes, CUstream s, size_t class_bytes) {
-    d.live.emplace(p, Block{bytes, s, class_bytes});
+    d.live.insert(p, Block{bytes, s, class_bytes});
     d.allocated += bytes;
     if (d.allocated > d.peak_allocated) d.peak_allocated = d.allocated;
     ++d.num_allocs;
@@ -350,10 +350,8 @@ void deallocate(DeviceState& d, void* p) noexcept {
     CUstream s = nullptr;
     {
         std::lock_guard lk(d.mem_mu);
-        auto it = d.live.find(uintptr_t(p));
-        if (it == d.live.end()) return;
-        const Block b = it->second;
-        d.live.erase(it);
+        Block b;
+        if (!d.live.take(uintptr_t(p), b)) return;
         d.allocated -= b.bytes;
         ++d.num_frees;
         s = b.stream;

@@ -48,6 +48,66 @@ struct Block {
     size_t class_bytes;  // small blocks: the size class it came from (0: a plain pool block)
 };
 
+// The live blocks by address: open addressing with linear probing and backward-shift deletion,
+// so that an allocation and its free (a few per op) touch one flat array and no heap node.
+class LiveBlocks {
+public:
+    void insert(uintptr_t p, const Block& b) {
+        if (2 * (count_ + 1) > slots_.size()) grow();
+        size_t i = slot_of(p);
+        while (slots_[i].key && slots_[i].key != p)
+            i = (i + 1) & mask();
+        if (!slots_[i].key) ++count_;
+        slots_[i] = {p, b};
+    }
+    // Removes `p` and returns its block, or returns false when it is not live.
+    bool take(uintptr_t p, Block& out) {
+        if (slots_.empty()) return false;
+        size_t i = slot_of(p);
+        while (slots_[i].key != p) {
+            if (!slots_[i].key) return false;
+            i = (i + 1) & mask();
+        }
+        out = slots_[i].block;
+        // Shift later members of the probe run back so that no lookup stops early.
+        for (size_t j = (i + 1) & mask(); slots_[j].key; j = (j + 1) & mask()) {
+            const size_t home = slot_of(slots_[j].key);
+            if (((j - home) & mask()) >= ((j - i) & mask())) {
+                slots_[i] = slots_[j];
+                i = j;
+            }
+        }
+        slots_[i].key = 0;
+        --count_;
+        return true;
+    }
+    template <class Fn>
+    void for_each(Fn&& fn) {
+        for (Slot& s : slots_)
+            if (s.key) fn(s.key, s.block);
+    }
+    size_t size() const { return count_; }
+
+private:
+    struct Slot {
+        uintptr_t key = 0;  // 0: empty (no block lives at address 0)
+        Block block{};
+    };
+    size_t mask() const { return slots_.size() - 1; }
+    size_t slot_of(uintptr_t p) const {
+        return size_t((uint64_t(p) >> 8) * 0x9E3779B97F4A7C15ull >> 20) & mask();
+    }
+    void grow() {
+        std::vector<Slot> old(slots_.empty() ? 1024 : 2 * slots_.size());
+        old.swap(slots_);
+        count_ = 0;
+        for (const Slot& s : old)
+            if (s.key) insert(s.key, s.block);
+    }
+    std::vector<Slot> slots_;
+    size_t count_ = 0;
+};
+
 // Small blocks (<= 1 MiB) freed on a stream are kept per stream and size class and handed out
 // again on that stream without a driver call (a driver alloc/free pair costs about a microsecond,
 // a fifth of a small op); at most small_cache_bytes per device are kept.
@@ -73,7 +133,7 @@ struct DeviceState {
     // chunk reserved, so mixing them fragments the pool (see trim_if_fragmented).
     CUmemoryPool small_pool = nullptr, large_pool = nullptr;
     std::mutex mem_mu;
-    std::unordered_map<uintptr_t, Block> live;
+    LiveBlocks live;
     std::vector<StreamBlocks> small;  // cached small blocks per stream
     size_t small_cached = 0;
     size_t allocated = 0, peak_allocated = 0, peak_reserved = 0, limit = 0;
