@@ -112,6 +112,8 @@ struct KernelCacheStats {
     double compile_ms = 0;       // total time in NVRTC
     uint64_t disk_rejects = 0;   // corrupt or truncated disk entries that were recompiled
     uint64_t prefetch_hits = 0;  // kernels compiled ahead on a background thread, then loaded
+    uint64_t launches = 0;       // ember's own kernel launches
+    uint64_t library_calls = 0;  // cuBLAS GEMM calls (each launches one or more kernels)
 };
 KernelCacheStats kernel_cache_stats();
 // The on-disk cache directory ("" when the disk cache is off).

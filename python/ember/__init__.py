@@ -70,6 +70,8 @@ from ._joining import concat, concatenate, split, stack, unstack
 from . import _manipulation, _numpy_extras
 from ._manipulation import *  # noqa: F403  (its __all__, listed once there)
 from ._numpy_extras import *  # noqa: F403
+from . import _numpy_more
+from ._numpy_more import *  # noqa: F403
 from ._linalg import (
     diagonal,
     dot,
@@ -217,6 +219,7 @@ __all__ = [
     "unstack",
     *_manipulation.__all__,
     *_numpy_extras.__all__,
+    *_numpy_more.__all__,
     "set_default_device",
     "squeeze",
     "std",

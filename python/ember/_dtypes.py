@@ -10,9 +10,26 @@ def result_type(*arrays_and_dtypes):
     return _core._result_type(*arrays_and_dtypes)
 
 
-def can_cast(from_, to, /):
-    """Whether `from_` (a dtype or array) casts to `to` without loss (NumPy's "safe")."""
-    return _core._can_cast(from_, to)
+_KIND_RANK = {"b": 0, "u": 1, "i": 2, "f": 3, "c": 4}
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def can_cast(from_, to, /, casting="safe"):
+    """Whether `from_` (a dtype or array) casts to `to` under NumPy's `casting` rule: "safe"
+    (without loss, the Array API's meaning), "same_kind" (also downcasts within a kind, and to a
+    higher kind), "no"/"equiv" (the same dtype), "unsafe" (always)."""
+    if casting not in _CASTINGS:
+        raise ValueError(f"ember.can_cast: casting must be one of {_CASTINGS}, got {casting!r}")
+    if casting == "unsafe":
+        _core._can_cast(from_, to)  # the arguments are still checked
+        return True
+    safe = _core._can_cast(from_, to)
+    f = getattr(from_, "dtype", from_)
+    if casting in ("no", "equiv"):
+        return safe and f == to
+    if casting == "safe" or safe:
+        return safe
+    return _KIND_RANK[f.kind] <= _KIND_RANK[to.kind]
 
 
 @dataclass(frozen=True)

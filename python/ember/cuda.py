@@ -273,7 +273,8 @@ def set_memory_limit(nbytes, device=None):
 
 def kernel_cache_stats():
     """Kernel cache counters of this process: memory_hits, disk_hits, compiles, compile_ms,
-    disk_rejects, prefetch_hits (layout variants compiled ahead on a background thread)."""
+    disk_rejects, prefetch_hits (layout variants compiled ahead on a background thread), launches
+    (ember's own kernels launched) and library_calls (cuBLAS GEMM calls)."""
     return _c.kernel_cache_stats()
 
 

@@ -114,6 +114,8 @@ void bind_cuda(nb::module_& root) {
         d["compile_ms"] = s.compile_ms;
         d["disk_rejects"] = s.disk_rejects;
         d["prefetch_hits"] = s.prefetch_hits;
+        d["launches"] = s.launches;
+        d["library_calls"] = s.library_calls;
         return d;
     });
     m.def("kernel_cache_dir", &cuda::kernel_cache_dir);

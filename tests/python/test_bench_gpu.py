@@ -47,3 +47,16 @@ def test_first_call_child_reports_json(tmp_path):
         assert res["first_s"] > 0 and res["first"]["compiles"] >= 1
     else:  # the child says why it could not run instead of crashing
         assert "error" in res and "Traceback" not in res["error"]
+
+
+def test_train_step_case_runs_and_learns_on_the_cpu():
+    # the benchmark's ember step is a real training step: on the CPU it runs and lowers the loss
+    import numpy as np
+    from ember.bench import _gpu_train
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 784), dtype=np.float32)
+    y = rng.integers(0, 10, 64)
+    step = _gpu_train._ember_step(ember, x, y, device="cpu")
+    t, host = _gpu_train._time_steps(step, lambda: None, rounds=1, n=3)
+    assert t > 0 and host >= 0

@@ -265,6 +265,19 @@ def test_second_call_in_process_does_not_compile():
     assert after["compiles"] == before["compiles"]
     assert after["disk_hits"] == before["disk_hits"]
     assert after["memory_hits"] > before["memory_hits"]
+    assert after["launches"] == before["launches"] + 1
+
+
+def test_launch_counters_count_kernels_and_gemms():
+    a = ember.ones((32, 32), device="cuda")
+    a @ a
+    ember.cuda.synchronize()
+    before = cuda.kernel_cache_stats()
+    a + a
+    a @ a
+    after = cuda.kernel_cache_stats()
+    assert after["launches"] - before["launches"] == 1
+    assert after["library_calls"] - before["library_calls"] == 1
 
 
 def test_concurrent_compilation_from_threads():

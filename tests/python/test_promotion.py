@@ -462,3 +462,15 @@ def test_mixed_dtype_values(a, b, op, group_name, device):
     else:
         got = em_fn(ea, eb)
     assert_close(got, ref, exp_dtype, err_msg=f"{op}({a}, {b}): ")
+
+
+@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind", "unsafe"])
+def test_can_cast_casting_rules_match_numpy(casting):
+    names = ["bool", "int8", "uint8", "int16", "uint32", "int64", "uint64", "float16",
+             "float32", "float64", "complex64", "complex128"]  # fmt: skip
+    for a in names:
+        for b in names:
+            got = ember.can_cast(getattr(ember, a), getattr(ember, b), casting=casting)
+            assert got == np.can_cast(a, b, casting), (a, b, casting)
+    with pytest.raises(ValueError, match="ember.can_cast: casting"):
+        ember.can_cast(ember.int8, ember.int16, casting="maybe")

@@ -1037,6 +1037,9 @@ def main(*, quick: bool = False, json_path: str | None = None) -> int:
     _section(rows, "matmul", lambda: _gpu_numeric.matmul_cases(libs, plan, _log))
     _section(rows, "random", lambda: _gpu_numeric.random_cases(libs, plan, _log))
     _section(rows, "fft", lambda: _gpu_numeric.fft_cases(libs, plan, _log))
+    from . import _gpu_train
+
+    _section(rows, "train step", lambda: _gpu_train.train_cases(libs, plan, _log))
     rows += first_rows
     _section(rows, "host <-> device", lambda: transfer_cases(libs, plan, host, _log))
     host.clear()  # 2 GiB of host memory the memory cases do not need

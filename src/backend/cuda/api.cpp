@@ -239,6 +239,8 @@ KernelCacheStats kernel_cache_stats() {
     s.compile_ms = double(c.compile_us.load()) / 1000.0;
     s.disk_rejects = c.disk_rejects.load();
     s.prefetch_hits = c.prefetch_hits.load();
+    s.launches = c.launches.load();
+    s.library_calls = c.library_calls.load();
     return s;
 }
 

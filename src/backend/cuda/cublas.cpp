@@ -131,6 +131,7 @@ void cublas_matmul(DeviceState& d, const backend::MatmulLoop& l) {
     const long long sb = nb ? l.batch_strides[2][nb - 1] : 0;
     l.for_each_batch(
         [&](char* c, const char* pa, const char* pb) {
+            cache_counters().library_calls.fetch_add(1, std::memory_order_relaxed);
             cublas_check(
                 a.gemm(h, opb, opa, l.n, l.m, l.k, one, pb, dt, l.ld[2], sb, pa, dt, l.ld[1], sa,
                        zero, c, dt, l.ld[0], sc, inner, compute, gemm_default),

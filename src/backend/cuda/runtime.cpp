@@ -174,6 +174,7 @@ void launch(DeviceState& d, CUfunction f, unsigned grid_x, unsigned grid_y, void
     const DriverApi& a = *driver();
     const CUstream s = current_stream(d);
     CUresult r = a.cuLaunchKernel(f, grid_x, grid_y, 1, 256, 1, 1, 0, s, args, nullptr);
+    cache_counters().launches.fetch_add(1, std::memory_order_relaxed);
     if (r != CUDA_SUCCESS) raise(r, "launching the kernel of ember." + std::string(who));
     if (launch_blocking()) {
         r = a.cuStreamSynchronize(s);

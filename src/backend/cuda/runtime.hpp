@@ -216,6 +216,7 @@ struct CacheCounters {
     std::atomic<uint64_t> memory_hits{0}, disk_hits{0}, compiles{0}, disk_rejects{0};
     std::atomic<uint64_t> prefetch_hits{0};  // compiled ahead by a background thread
     std::atomic<uint64_t> compile_us{0};
+    std::atomic<uint64_t> launches{0}, library_calls{0};
 };
 CacheCounters& cache_counters();
 const DiskCache& disk_cache();
