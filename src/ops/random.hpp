@@ -500,18 +500,27 @@ EMBER_HD inline double flip_sign(double x, uint64_t s) {
 #endif
 }
 
-// The fast path: x from word w (layer, sign, uniform); true when the layer takes it at once.
 template <class T>
-EMBER_HD inline bool zig_fast(zig_word<T> w, T& x) {
-    if constexpr (sizeof(T) == 8) {
-        const ZigLayer64 l = zig_layers64[w & 255u];
+using zig_layer = std::conditional_t<sizeof(T) == 8, ZigLayer64, ZigLayer32>;
+template <class T>
+EMBER_HD inline const zig_layer<T>* zig_table() {
+    if constexpr (sizeof(T) == 8)
+        return zig_layers64;
+    else
+        return zig_layers32;
+}
+
+// The fast path: x from word w (layer, sign, uniform); true when the layer takes it at once.
+// `table` is zig_table<T>() or a copy of it (the GPU's fill reads one in shared memory: the 32
+// lanes of a warp look up 32 different layers, which global memory would serve one line at a time).
+template <class T>
+EMBER_HD inline bool zig_fast(zig_word<T> w, T& x, const zig_layer<T>* table = zig_table<T>()) {
+    const zig_layer<T> l = table[w & 255u];
+    if constexpr (sizeof(T) == 8)
         x = flip_sign(T(w >> 11) * l.w, (w & 256u) << 55);
-        return w < l.k;
-    } else {
-        const ZigLayer32 l = zig_layers32[w & 255u];
+    else
         x = flip_sign(T(w >> 9) * l.w, (w & 256u) << 23);
-        return w < l.k;
-    }
+    return w < l.k;
 }
 
 // Draws of the slow path from s: a word, a uniform in [0, 1), a uniform in (0, 1].
@@ -807,6 +816,10 @@ __device__ void normal_fill(T* __restrict__ out, const Params& p, unsigned long 
     };
     constexpr unsigned warps = 8, cap = 64;  // per warp: < 32 waiting + 32 added per round
     __shared__ Pending queue[warps][cap];
+    __shared__ zig_layer<C> table[256];
+    for (unsigned i = threadIdx.x; i < 256u; i += blockDim.x)
+        table[i] = zig_table<C>()[i];
+    __syncthreads();
     const unsigned long long blocks = (n + V - 1) / V;
     const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
     if (blockDim.x > warps * 32) {  // not the launch this is written for: one block per thread
@@ -839,7 +852,7 @@ __device__ void normal_fill(T* __restrict__ out, const Params& p, unsigned long 
                 else
                     w[j] = r.v[j];
                 C x;
-                if (!zig_fast<C>(w[j], x)) miss |= 1u << j;
+                if (!zig_fast<C>(w[j], x, table)) miss |= 1u << j;
                 if (affine) x = a + b * x;
                 y.v[j] = ember::dev::convert<T>(x);
             }
