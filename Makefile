@@ -6,7 +6,7 @@ BUILD := build
 JOBS ?= $(shell nproc)
 
 BASE_DEPS := "scikit-build-core>=0.10" "nanobind>=2.4" "numpy>=2" "ml_dtypes>=0.4" "cmake>=3.25" ninja
-TEST_DEPS := "pytest>=8" "psutil>=5" "ruff>=0.6" "scipy>=1.11" "safetensors>=0.4"
+TEST_DEPS := "pytest>=8" "psutil>=5" "ruff>=0.6" "scipy>=1.11" "safetensors>=0.4" "array-api-strict>=2.3"
 
 .PHONY: gpu-check gpu-quick gpu-smoke demo test install test-cpp test-python bench lint format gpu clean
 

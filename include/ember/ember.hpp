@@ -9,6 +9,7 @@
 #include "ember/error.hpp"
 #include "ember/half.hpp"
 #include "ember/linalg.hpp"
+#include "ember/nn.hpp"
 #include "ember/ops.hpp"
 #include "ember/optable.hpp"
 #include "ember/random.hpp"

@@ -170,6 +170,50 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis = s
 void add_at(const Array& x, const Array& indices, const Operand& values,
             std::optional<int64_t> axis = std::nullopt);
 
+// ---- scans, compaction and advanced indexing (src/core/scan.cpp, advanced_indexing.cpp) -------
+// Inclusive cumulative sum / product along `axis` (of x flattened without one). dtype as NumPy's
+// cumsum: bool and signed ints give int64, unsigned ints uint64, others their own; 16-bit floats
+// accumulate in float32. cumsum is differentiable, cumprod is not (its backward raises).
+Array cumsum(const Array& x, std::optional<int64_t> axis = std::nullopt,
+             std::optional<DType> dtype = std::nullopt);
+Array cumprod(const Array& x, std::optional<int64_t> axis = std::nullopt,
+              std::optional<DType> dtype = std::nullopt);
+// The C-order positions (int64, 1-D, ascending) of the nonzero elements of x: a scan of the mask
+// on the device; only the count comes to the host.
+Array flatnonzero(const Array& x);
+// NumPy's nonzero: one int64 array per dimension (ValueError for a 0-d x).
+std::vector<Array> nonzero(const Array& x);
+// x[mask] for a boolean mask over x's leading mask.ndim() dimensions (same sizes): shape
+// (count, x.shape[mask.ndim():]...), one fused compaction pass. Not differentiable (index() is).
+Array compress_mask(const Array& x, const Array& mask);
+
+// One item of a NumPy index: a basic Index, or (array defined) an integer or boolean array on
+// x's device.
+struct IndexItem {
+    Index index = Index(Slice{});
+    Array array;
+    IndexItem() = default;
+    IndexItem(Index i) : index(i) {}
+    IndexItem(Array a) : array(std::move(a)) {}
+};
+// NumPy's indexing with integer/boolean arrays (with ints, slices, newaxis and ellipsis): the
+// broadcast advanced dimensions go in place when the advanced indices are adjacent, first
+// otherwise. Differentiable (through take). Without arrays, the same as index().
+Array index(const Array& x, std::span<const IndexItem> idx);
+// x[idx] = value with NumPy's rules: value broadcast to the indexed shape and cast; where indices
+// repeat the last value wins (also on the GPU). Not differentiable when x or value require grad.
+void index_assign(const Array& x, std::span<const IndexItem> idx, const Operand& value);
+
+// Sorting along `axis` (stable by default; every sort is stable in fact). The order is NumPy's:
+// NaN last, -0.0 equal to 0.0, complex by real then imaginary part; `descending` is its exact
+// reverse (NaN first) with equal keys in input order. 0-d arrays raise AxisError. sort's values
+// are differentiable (a take at argsort's positions); argsort's indices are int64.
+Array sort(const Array& x, int64_t axis = -1, bool descending = false, bool stable = true);
+Array argsort(const Array& x, int64_t axis = -1, bool descending = false, bool stable = true);
+// For each element of `values`, the insertion position in the 1-D ascending `sorted` (same
+// dtype, same device): the first i with sorted[i] >= value (`right`: > value). int64.
+Array searchsorted(const Array& sorted, const Array& values, bool right = false);
+
 // NumPy's matmul: 1-D operands, broadcast batch dimensions, promotion of the two dtypes.
 Array matmul(const Array& a, const Array& b);
 // float32 matmul on GPUs: "highest" keeps full float32 products; "high" allows TF32 tensor cores.

@@ -43,6 +43,9 @@ constexpr uint32_t F_BOOL_FLOAT = 16;  // a bool input uses the float16 loop (np
     X(floor_divide, 2, M_REALNUM, same, 0,                                                        \
       "Floor division x1 // x2 (integer division by zero gives 0, like NumPy).")                  \
     X(remainder, 2, M_REALNUM, same, 0, "Remainder with the sign of the divisor (Python's %).")   \
+    X(fmod, 2, M_REALNUM, same, 0, "Remainder with the sign of the dividend (C's fmod).")         \
+    X(gcd, 2, M_INT, same, F_NO_BOOL, "Greatest common divisor of |x1| and |x2|.")                \
+    X(lcm, 2, M_INT, same, F_NO_BOOL, "Least common multiple of |x1| and |x2|.")                  \
     X(pow, 2, M_NUM, same, 0, "x1 raised to the power x2.")                                       \
     X(equal, 2, M_ALL, boolean, 0, "x1 == x2.")                                                   \
     X(not_equal, 2, M_ALL, boolean, 0, "x1 != x2.")                                               \

@@ -72,6 +72,15 @@ from ._manipulation import *  # noqa: F403  (its __all__, listed once there)
 from ._numpy_extras import *  # noqa: F403
 from . import _numpy_more
 from ._numpy_more import *  # noqa: F403
+from . import _numpy_misc, _polynomial, _protocols, _sets
+from ._numpy_misc import *  # noqa: F403
+from ._polynomial import *  # noqa: F403
+from ._sets import *  # noqa: F403
+from ._protocols import __array_namespace_info__, broadcast_shapes
+from . import _sorting
+from ._sorting import *  # noqa: F403
+from . import _scan
+from ._scan import *  # noqa: F403
 from ._linalg import (
     diagonal,
     dot,
@@ -92,6 +101,7 @@ from . import fft
 from . import data, datasets, optim
 from . import nn
 from ._serialization import load, save
+from ._kernels import ElementwiseKernel, RawKernel, RawModule, ReductionKernel
 
 __version__ = _core.__version__
 
@@ -129,6 +139,8 @@ inf = float("inf")
 nan = float("nan")
 newaxis = None
 
+__array_api_version__ = "2024.12"
+
 __all__ = [
     "autograd",
     "enable_grad",
@@ -159,6 +171,10 @@ __all__ = [
     "vecdot",
     "AxisError",
     "CompileError",
+    "ElementwiseKernel",
+    "RawKernel",
+    "RawModule",
+    "ReductionKernel",
     "Device",
     "all",
     "any",
@@ -220,6 +236,13 @@ __all__ = [
     *_manipulation.__all__,
     *_numpy_extras.__all__,
     *_numpy_more.__all__,
+    *_protocols.__all__,
+    *_sets.__all__,
+    *_numpy_misc.__all__,
+    *_polynomial.__all__,
+    "__array_api_version__",
+    *_sorting.__all__,
+    *_scan.__all__,
     "set_default_device",
     "squeeze",
     "std",

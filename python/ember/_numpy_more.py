@@ -123,6 +123,13 @@ def divmod(x1, x2, /):  # noqa: A001 (NumPy's name)
     return em.floor_divide(x1, x2), em.remainder(x1, x2)
 
 
+def _pow2(k):
+    """2.0**k (float64) for integer k in [-1022, 1023], built from its bits: exact on every
+    device (a library pow need not be)."""
+    em = _ember()
+    return em.bitwise_left_shift(k.astype(em.int64) + 1023, 52).view(em.float64)
+
+
 def frexp(x, /):
     """Mantissa in [0.5, 1) (with x's sign) and int32 exponent such that x = m * 2**e; zero,
     infinities and NaN give themselves and exponent 0."""
@@ -130,32 +137,31 @@ def frexp(x, /):
     x = _real_float(x, "ember.frexp")
     a = em.abs(x)
     special = (a == 0) | ~em.isfinite(x)
-    safe = em.where(special, em.ones_like(a), a)
-    # Exponents in float64: float16's own range cannot hold 2**-24's log and its corrections.
-    a64 = safe.astype(em.float64)
-    e = em.floor(em.log2(a64)) + 1.0
-    h = em.floor(e * 0.5)  # 2**e in two halves: 2**1025 itself would overflow
-    m = a64 / em.pow(2.0, h) / em.pow(2.0, e - h)  # powers of two are exact
+    # In float64: float16's own range cannot hold 2**-24's log and its corrections.
+    a64 = em.where(special, em.ones_like(a), a).astype(em.float64)
+    e = (em.floor(em.log2(a64)) + 1.0).astype(em.int64)
+    h = em.floor_divide(e, 2)
+    m = a64 * _pow2(-h) * _pow2(h - e)  # powers of two in two halves: exact
     # log2 rounds near powers of two: put the mantissa back in [0.5, 1).
     up = m >= 1.0
-    e, m = em.where(up, e + 1.0, e), em.where(up, m * 0.5, m)
+    e, m = em.where(up, e + 1, e), em.where(up, m * 0.5, m)
     down = m < 0.5
-    e, m = em.where(down, e - 1.0, e), em.where(down, m * 2.0, m)
+    e, m = em.where(down, e - 1, e), em.where(down, m * 2.0, m)
     m = em.copysign(m.astype(x.dtype), x)
     return em.where(special, x, m), em.where(special, 0, e).astype(em.int32)
 
 
 def ldexp(x1, x2, /):
-    """x1 * 2**x2 for integer x2 (the power applied in two halves, so that results near the
-    ends of the float range are not lost to an intermediate overflow or underflow)."""
+    """x1 * 2**x2 for integer x2, rounded once (as C's ldexp): x1's mantissa times two exact
+    powers of two, of which only the last can leave the normal range."""
     em = _ember()
     x1, x2 = _real_float(x1, "ember.ldexp"), _asarray(x2)
     if x2.dtype.kind not in "iub":
         raise TypeError(f"ember.ldexp: the exponent must be an integer, got dtype {x2.dtype}")
-    e = em.clip(x2.astype(em.int64), -2200, 2200)
-    h = em.floor_divide(e, 2)
-    wide = x1.astype(em.float64)
-    r = wide * em.pow(2.0, h.astype(em.float64)) * em.pow(2.0, (e - h).astype(em.float64))
+    m, ex = frexp(x1)
+    k = em.clip(ex.astype(em.int64) + x2.astype(em.int64), -1200, 1200)
+    k1 = em.where(k > 1023, 1023, em.where(k < -1022, k + 600, k))
+    r = m.astype(em.float64) * _pow2(k1) * _pow2(k - k1)
     return r.astype(x1.dtype)
 
 

@@ -38,6 +38,9 @@ __all__ = [
     "matrix_norm",
     "matrix_power",
     "matrix_rank",
+    "multi_dot",
+    "tensorinv",
+    "tensorsolve",
     "matrix_transpose",
     "norm",
     "outer",
@@ -723,3 +726,92 @@ def trace(x, /, *, offset=0, dtype=None):
     from . import sum as _sum
 
     return _sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+
+
+def _as_array(a):
+    if isinstance(a, _core.ndarray):
+        return a
+    from ._array import asarray
+
+    return asarray(a)
+
+
+def multi_dot(arrays, *, out=None):
+    """The product of two or more matrices in the cheapest order (dynamic programming over the
+    parenthesizations, as NumPy's multi_dot); a 1-D first/last operand is a row/column
+    vector."""
+    mats = [_as_array(a) for a in arrays]
+    n = len(mats)
+    if n < 2:
+        raise ValueError("ember.linalg.multi_dot: expected at least two arrays")
+    first_1d, last_1d = mats[0].ndim == 1, mats[-1].ndim == 1
+    if first_1d:
+        mats[0] = mats[0].reshape((1, -1))
+    if last_1d:
+        mats[-1] = mats[-1].reshape((-1, 1))
+    for a in mats:
+        if a.ndim != 2:
+            raise LinAlgError(
+                f"ember.linalg.multi_dot: {a.ndim}-dimensional array given; "
+                "arrays must be 2-d (the first and last may be 1-d)"
+            )
+    dims = [mats[0].shape[0]] + [a.shape[1] for a in mats]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = math.inf
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+
+    def product(i, j):
+        if i == j:
+            return mats[i]
+        k = split[i][j]
+        return matmul(product(i, k), product(k + 1, j))
+
+    r = product(0, n - 1)
+    if first_1d and last_1d:
+        r = r.reshape(())
+    elif first_1d:
+        r = r.reshape((-1,))
+    elif last_1d:
+        r = r.reshape((-1,))
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def tensorinv(a, ind=2):
+    """The inverse of a as a tensor: tensordot(tensorinv(a), a, ind) is the identity."""
+    a = _as_array(a)
+    ind = operator.index(ind)
+    if ind <= 0:
+        raise ValueError("ember.linalg.tensorinv: ind must be a positive integer")
+    old = tuple(a.shape)
+    rows = math.prod(old[:ind])
+    inv_shape = old[ind:] + old[:ind]
+    return inv(a.reshape((rows, -1))).reshape(inv_shape)
+
+
+def tensorsolve(a, b, axes=None):
+    """x with tensordot(a, x, b.ndim) == b."""
+    a = _as_array(a)
+    b = _as_array(b)
+    if axes is not None:
+        order = [k for k in range(a.ndim) if k not in [ax % a.ndim for ax in axes]]
+        order += [ax % a.ndim for ax in axes]
+        a = _core.permute_dims(a, tuple(order))
+    rest = tuple(a.shape[b.ndim :])
+    n = math.prod(rest)
+    if math.prod(a.shape[: b.ndim]) != n:
+        raise LinAlgError(
+            "ember.linalg.tensorsolve: the input is not square: "
+            f"{math.prod(a.shape[: b.ndim])} equations for {n} unknowns"
+        )
+    x = solve(a.reshape((n, n)), b.reshape((n, 1)))
+    return x.reshape(rest)

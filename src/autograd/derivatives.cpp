@@ -79,6 +79,7 @@ Spec spec(OpId op) {
             return {formula, 0};
         case OpId::multiply:
         case OpId::remainder:
+        case OpId::fmod:
         case OpId::atan2:
         case OpId::maximum:
         case OpId::minimum:
@@ -223,6 +224,8 @@ Array MapNode::grad(const Array& g, int k) const {
             return k == 0 ? g / cj(x(1)) : negative(g) * cj(y() / x(1));
         case OpId::remainder:
             return k == 0 ? g : negative(g) * floor_divide(x(0), x(1));
+        case OpId::fmod:
+            return k == 0 ? g : negative(g) * trunc(divide(x(0), x(1)));
         case OpId::pow:
             return pow_grad(g, k);
         case OpId::abs:

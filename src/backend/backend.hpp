@@ -132,8 +132,106 @@ struct OptimizerStep {
     std::vector<int64_t> n;
 };
 
+// A sort of `rows` contiguous rows of `n` keys of `dtype` (all dtypes) at `keys`, along each row.
+// The order is NumPy's: ascending, NaN last, -0.0 equal to 0.0 (complex: real part, then
+// imaginary part, those with a NaN after the others in NumPy's classes R+Rj < R+nanj < nan+Rj <
+// nan+nanj); `descending` is the exact reverse of that order (NaN first) except that equal keys
+// keep their input order. Every sort is stable (`stable` false allows an unstable one; both
+// backends sort stably, so their results agree). Outputs, each optional and not aliasing `keys`:
+// `sorted` (rows x n of `dtype`) <- the keys in order; `indices` (rows x n int64) <- their
+// positions within the row.
+struct SortCall {
+    int device = 0;
+    DType dtype = DType::float32;
+    int64_t rows = 1, n = 0;
+    bool descending = false;
+    bool stable = true;
+    const void* keys = nullptr;
+    void* sorted = nullptr;
+    int64_t* indices = nullptr;
+};
+
+// NumPy's searchsorted in `sort`'s ascending order: for each of the `m` contiguous values of
+// `dtype` at `values`, out[j] (int64) <- the first position i in the `n` sorted keys at `keys`
+// with keys[i] >= value (`right`: keys[i] > value), n when there is none.
+struct SearchCall {
+    int device = 0;
+    DType dtype = DType::float32;
+    int64_t n = 0, m = 0;
+    bool right = false;
+    const void* keys = nullptr;
+    const void* values = nullptr;
+    int64_t* out = nullptr;
+};
+
+// Row-wise normalization ops over `rows` contiguous rows of `n` elements (the last axis), one
+// pass over the data where the row fits on chip. Arrays x, y, dy, out, gamma, beta and the class
+// weight have `dtype` (float16, bfloat16, float32, float64); per-row values (loss, weight_out,
+// row_max, logsum, dloss, mean, rstd) and the dgamma/dbeta partials have acc_dtype(dtype): float32 for the
+// 16-bit types, else dtype. Everything computes in acc_dtype and is max-subtracted.
+//   softmax               out <- exp(x - max) / sum(exp(x - max))
+//   log_softmax           out <- (x - max) - log(sum(exp(x - max)))
+//   softmax_backward      out <- y * (dy - sum(dy * y))              (y: softmax's output)
+//   log_softmax_backward  out <- dy - exp(y) * sum(dy)               (y: log_softmax's output)
+//   cross_entropy         with t = target[r] (int64) and lse = max + log(sum(exp(x - max))):
+//                         loss[r] <- (1 - ls) w[t] (lse - x[t]) + ls / n * sum_c w[c] (lse -
+//                         x[c]), weight_out[r] <- w[t], row_max[r] <- max, logsum[r] <- log(sum)
+//                         (w = 1 without `weight`; ls = label_smoothing); rows with t ==
+//                         ignore_index get loss 0, weight 0; a t outside [0, n) gets NaN.
+//   cross_entropy_backward  out <- dloss[r] * ((1 - ls) w[t] (p - [c == t]) + ls / n (W p -
+//                         w[c])) with p = exp((x - row_max[r]) - logsum[r]), W = sum(w); 0 for
+//                         ignored rows, NaN for out-of-range targets.
+//   layer_norm            mean[r], rstd[r] = 1 / sqrt(biased var + eps) of x's row, out <-
+//                         (x - mean) * rstd * gamma + beta (gamma, beta optional).
+//   layer_norm_backward   out (dx) <- from x, dy, gamma, mean, rstd; when dgamma/dbeta are set,
+//                         part p (of `parts`, rows split evenly in order) of each gets
+//                         sum over its rows of dy * xhat (dy) into dgamma[p * n + c] (dbeta[...]).
+enum class RowsOp : uint8_t {
+    softmax,
+    log_softmax,
+    softmax_backward,
+    log_softmax_backward,
+    cross_entropy,
+    cross_entropy_backward,
+    layer_norm,
+    layer_norm_backward
+};
+struct RowsCall {
+    RowsOp op = RowsOp::softmax;
+    int device = 0;
+    DType dtype = DType::float32;
+    int64_t rows = 0, n = 0;
+    const void* x = nullptr;
+    const void* y = nullptr;
+    const void* dy = nullptr;
+    void* out = nullptr;
+    // cross_entropy
+    const int64_t* target = nullptr;
+    const void* weight = nullptr;  // n class weights or null
+    int64_t ignore_index = -100;
+    double label_smoothing = 0.0;
+    void* loss = nullptr;
+    void* weight_out = nullptr;
+    void* row_max = nullptr;
+    void* logsum = nullptr;
+    const void* dloss = nullptr;
+    // layer_norm
+    const void* gamma = nullptr;
+    const void* beta = nullptr;
+    double eps = 1e-5;
+    void* mean = nullptr;
+    void* rstd = nullptr;
+    void* dgamma = nullptr;
+    void* dbeta = nullptr;
+    int64_t parts = 1;
+};
+inline DType acc_dtype(DType t) {
+    return t == DType::float16 || t == DType::bfloat16 ? DType::float32 : t;
+}
+
 enum class ReduceOp : uint8_t { sum, prod, max, min, any, all };
 enum class ArgReduceOp : uint8_t { argmax, argmin };
+enum class ScanOp : uint8_t { sum, prod };
 
 class Backend {
 public:
@@ -179,10 +277,33 @@ public:
     // works on any backend: on the CPU in place, elsewhere through a host copy of the range.
     virtual void scatter_add(void* dst, const void* src, const int64_t* offsets, int64_t n,
                              DType dtype, int device);
+    // Sorts rows of keys (see SortCall): on the GPU an LSD radix sort.
+    virtual void sort(const SortCall& call) = 0;
+    // Binary searches of values in sorted keys (see SearchCall).
+    virtual void searchsorted(const SearchCall& call) = 0;
+    // Inclusive scans of `rows` contiguous rows of `len` elements of `dtype` (int64, float32,
+    // float64, complex64 or complex128; the front-end casts other dtypes): out[r, i] <- in[r, 0]
+    // op ... op in[r, i], in an order fixed by (rows, len), so results are deterministic. out may
+    // be in. The default (src/backend/scan.cpp) is a host loop: in place on the CPU, elsewhere
+    // through a host copy.
+    virtual void scan(ScanOp op, DType dtype, void* out, const void* in, int64_t rows, int64_t len,
+                      int device);
+    // Stream compaction: the k-th i < n (in order) with mask[i] != 0 copies row i of src (`row`
+    // contiguous elements of `itemsize` bytes) to row k of out; with src null, out (int64) gets
+    // i instead (nonzero). The caller sizes out from the number of set mask bytes.
+    virtual void compact(void* out, const void* src, const uint8_t* mask, int64_t n, int64_t row,
+                         int itemsize, int device);
+    // dst[offsets[i]] <- src[i] for i < n (elements of `itemsize` bytes; src and offsets
+    // contiguous, offsets checked and inside [lo, lo + extent)): where offsets repeat the last i
+    // wins, as NumPy's assignment; `unique` says the caller knows they do not repeat.
+    virtual void scatter(void* dst, const void* src, const int64_t* offsets, int64_t n, int itemsize,
+                         int64_t lo, int64_t extent, bool unique, int device);
     // Dense factorizations (see SolverCall).
     virtual void solver(const SolverCall& call) = 0;
     // Updates parameters and optimizer state in place: on the GPU in one launch per 48 tensors.
     virtual void optimizer_step(const OptimizerStep& step) = 0;
+    // Row-wise softmax / cross-entropy / layer norm and their backwards (see RowsCall).
+    virtual void rows(const RowsCall& call) = 0;
 };
 
 // The backend for a device type, or nullptr when it is not available in this process.

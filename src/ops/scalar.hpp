@@ -239,6 +239,53 @@ struct op_remainder {
             return float_mod(a, b);
     }
 };
+struct op_fmod {
+    template <class T>
+    EMBER_HD static T apply(T a, T b) {
+        if constexpr (is_int_v<T>) {
+            if (b == T(0)) return T(0);  // NumPy's (with a warning)
+            if constexpr (std::is_signed_v<T>)
+                if (b == T(-1)) return T(0);  // INT_MIN % -1 would trap
+            return T(a % b);
+        } else {
+            return fmod(a, b);
+        }
+    }
+};
+// |x| as the unsigned type: exact also for the most negative value.
+template <class T>
+EMBER_HD inline std::make_unsigned_t<T> magnitude(T a) {
+    using U = std::make_unsigned_t<T>;
+    if constexpr (std::is_signed_v<T>)
+        return a < 0 ? U(U(0) - U(a)) : U(a);
+    else
+        return U(a);
+}
+template <class U>
+EMBER_HD inline U gcd_unsigned(U a, U b) {
+    while (b != 0) {
+        const U t = U(a % b);
+        a = b;
+        b = t;
+    }
+    return a;
+}
+// gcd and lcm wrap to the type as NumPy's do (gcd(-128, 0) is -128 in int8).
+struct op_gcd {
+    template <class T>
+    EMBER_HD static T apply(T a, T b) {
+        return T(gcd_unsigned(magnitude(a), magnitude(b)));
+    }
+};
+struct op_lcm {
+    template <class T>
+    EMBER_HD static T apply(T a, T b) {
+        using U = std::make_unsigned_t<T>;
+        const U x = magnitude(a), y = magnitude(b);
+        if (x == 0 || y == 0) return T(0);
+        return T(U(x / gcd_unsigned(x, y) * y));
+    }
+};
 struct op_pow {
     template <class T>
     EMBER_HD static T apply(T a, T b) {

@@ -1,5 +1,6 @@
 // The ember.ndarray class: attributes, operators (straight to the C++ op front-end), basic
-// indexing, conversions and the buffer protocol.
+// and advanced indexing (index arrays uploaded to the array's device), conversions and the buffer
+// protocol.
 #include <cstring>
 #include <string>
 #include <utility>
@@ -40,8 +41,33 @@ nb::object unary(OpId op, nb::handle self) {
     return wrap(heavy(max_size(xs), run_map, op, std::span<const Operand>(xs)));
 }
 
-// Parses a Python index (int, slice, None, Ellipsis, tuple of these) into basic indices.
-void parse_index(nb::handle key, std::vector<Index>& out) {
+// An index array from a non-basic index item (bool, ndarray, list, tuple, NumPy array or
+// scalar): integer or boolean, on `dev` (host index data is uploaded).
+Array index_array(nb::handle k, Device dev) {
+    PyObject* o = k.ptr();
+    if (PyBool_Check(o)) return full({}, Scalar(o == Py_True), DType::bool_, dev);
+    Array a;
+    if (is_ndarray(k)) {
+        a = as_array(k);
+    } else {
+        Operand op = Operand(false);
+        to_operand(k, op, true, "ember.ndarray.__getitem__");
+        a = op.is_scalar ? full({}, op.scalar, std::nullopt, cpu) : op.array();
+        // NumPy reads an empty list as an empty integer index.
+        if (a.size() == 0 && !is_integer(a.dtype()) && a.dtype() != DType::bool_ &&
+            !is_ndarray(k) && (PyList_Check(o) || PyTuple_Check(o)))
+            a = a.astype(DType::int64);
+    }
+    if (a.dtype() != DType::bool_ && !is_integer(a.dtype()))
+        throw IndexError(
+            "ember: arrays used as indices must be of integer (or boolean) type, got dtype " +
+            std::string(name(a.dtype())));
+    if (a.device() != dev) a = a.to(dev);
+    return a.detach();
+}
+
+// Parses a Python index (int, slice, None, Ellipsis, arrays, lists, tuple of these).
+void parse_index(nb::handle key, std::vector<IndexItem>& out, Device dev) {
     auto one = [&](nb::handle k) {
         PyObject* o = k.ptr();
         if (PyLong_CheckExact(o)) {
@@ -50,7 +76,7 @@ void parse_index(nb::handle key, std::vector<Index>& out) {
             if (overflow)
                 throw IndexError("ember: index " + std::string(nb::str(k).c_str()) +
                                  " is out of bounds");
-            out.emplace_back(int64_t(v));
+            out.emplace_back(Index(int64_t(v)));
         } else if (PySlice_Check(o)) {
             Py_ssize_t start, stop, step;
             if (PySlice_Unpack(o, &start, &stop, &step) < 0) throw nb::python_error();
@@ -61,27 +87,27 @@ void parse_index(nb::handle key, std::vector<Index>& out) {
             if (so->step != Py_None) s.step = step;
             if (so->step != Py_None && step == 0)
                 throw ValueError("ember: slice step cannot be zero");
-            out.emplace_back(s);
+            out.emplace_back(Index(s));
         } else if (o == Py_None) {
-            out.emplace_back(NewAxis{});
+            out.emplace_back(Index(NewAxis{}));
         } else if (o == Py_Ellipsis) {
-            out.emplace_back(Ellipsis{});
-        } else if (PyBool_Check(o) || is_ndarray(k) || PyList_Check(o) ||
-                   nb::hasattr(k, "__array_interface__")) {
-            throw IndexError(
-                "ember: integer-array and boolean-mask indexing is not available "
-                "in this version; only integers, slices, None and ... are");
-        } else if (!PyFloat_Check(o) && nb::hasattr(k, "__index__")) {
+            out.emplace_back(Index(Ellipsis{}));
+        } else if (PyBool_Check(o) || is_ndarray(k) || PyList_Check(o) || PyTuple_Check(o)) {
+            out.emplace_back(index_array(k, dev));
+        } else if (!PyFloat_Check(o) && nb::hasattr(k, "__index__") && !nb::hasattr(k, "__len__")) {
             PyObject* idx = PyNumber_Index(o);
             if (!idx) throw nb::python_error();
             long long v = PyLong_AsLongLong(idx);
             Py_DECREF(idx);
             if (v == -1 && PyErr_Occurred()) throw nb::python_error();
-            out.emplace_back(int64_t(v));
+            out.emplace_back(Index(int64_t(v)));
+        } else if (nb::hasattr(k, "__array_interface__") || nb::hasattr(k, "__array__") ||
+                   nb::hasattr(k, "__dlpack__")) {
+            out.emplace_back(index_array(k, dev));
         } else {
             throw IndexError(
-                "ember: only integers, slices (`:`), ellipsis (`...`) and None are "
-                "valid indices, got " +
+                "ember: only integers, slices (`:`), ellipsis (`...`), None and integer or "
+                "boolean arrays are valid indices, got " +
                 std::string(nb::type_name(k.type()).c_str()));
         }
     };
@@ -271,25 +297,26 @@ PyObject* slot_richcompare(PyObject* a, PyObject* b, int cmp) noexcept {
 }
 
 void setitem(const Array& a, nb::handle key, nb::handle value) {
-    std::vector<Index> idx;
-    parse_index(key, idx);
+    std::vector<IndexItem> idx;
+    parse_index(key, idx, a.device());
     Scalar s;
     if (weak_scalar(value, s)) {
-        index_assign(a, idx, Operand(s));
+        index_assign(a, std::span<const IndexItem>(idx), Operand(s));
         return;
     }
     Operand v = Operand(false);
     to_operand(value, v, true, "ember.ndarray.__setitem__");
     if (!v.is_scalar && v.array().device() != a.device()) v = Operand(v.array().to(a.device()));
-    index_assign(a, idx, v);
+    index_assign(a, std::span<const IndexItem>(idx), v);
 }
 
 // Indexing as mapping slots (x[key], x[key] = value), like the operators.
 PyObject* slot_getitem(PyObject* self, PyObject* key) noexcept {
     try {
-        std::vector<Index> idx;
-        parse_index(key, idx);
-        return wrap(index(as_array(self), idx)).release().ptr();
+        std::vector<IndexItem> idx;
+        const Array& a = as_array(self);
+        parse_index(key, idx, a.device());
+        return wrap(index(a, std::span<const IndexItem>(idx))).release().ptr();
     } catch (...) {
         set_python_error(std::current_exception());
         return nullptr;

@@ -88,5 +88,7 @@ void bind_autograd(nb::module_& m);
 // ndarray's autograd attributes (requires_grad, grad, backward, ...), from bind_array.
 void bind_array_autograd(nb::class_<Array>& cls);
 void bind_optim(nb::module_& m);
+void bind_sort(nb::module_& m);
+void bind_scan(nb::module_& m);
 
 }  // namespace ember::python

@@ -408,6 +408,26 @@ void bind_manipulation(nb::module_& m) {
         "x"_a, "indices"_a, "axis"_a.none() = nb::none(),
         "Elements of x at integer indices along axis (of the flattened x when axis is None).");
     m.def(
+        "_memory_base",
+        [](const Array& x) {
+            return nb::make_tuple(reinterpret_cast<uintptr_t>(x.storage()->data()),
+                                  x.offset() * int64_t(x.itemsize()));
+        },
+        "x"_a, "(address of the array's storage, byte offset of its first element there).");
+    m.def(
+        "_add_at",
+        [](const Array& x, nb::handle indices, nb::handle values, nb::handle axis) {
+            Operand i = operand(indices, "ember.add_at");
+            const Array idx =
+                i.is_scalar ? full({}, i.scalar, std::nullopt, x.device()) : Array(i.array());
+            std::optional<int64_t> ax;
+            if (!axis.is_none()) ax = nb::cast<int64_t>(axis);
+            add_at(x, idx, operand(values, "ember.add_at"), ax);
+        },
+        "x"_a, "indices"_a, "values"_a, "axis"_a.none() = nb::none(),
+        "x[indices] += values along axis (of the flattened x when axis is None), in place; "
+        "repeated indices accumulate, in order.");
+    m.def(
         "_diagonal_view", [](const Array& x, int64_t k) { return x.diagonal_view(k); }, "x"_a,
         "k"_a, "The k-th diagonal of the last two axes (a view).");
     m.def(
@@ -437,11 +457,35 @@ void bind_manipulation(nb::module_& m) {
     m.def(
         "_view_as",
         [](const Array& x, nb::handle dtype) {
-            DType t = to_dtype(dtype, "ember.view");
-            if (itemsize(t) != x.itemsize())
-                throw ValueError("ember.view: itemsize of " + std::string(name(t)) +
-                                 " differs from " + std::string(name(x.dtype())));
-            return Array(x.storage(), x.offset(), x.shape(), x.strides(), t);
+            DType t = to_dtype(dtype, "ember.ndarray.view");
+            const int64_t from = int64_t(x.itemsize()), to = int64_t(itemsize(t));
+            if (from == to) return Array(x.storage(), x.offset(), x.shape(), x.strides(), t);
+            // Another item size: the last axis must be contiguous, and every byte offset and
+            // stride, and the last axis's bytes, whole items of the new dtype (NumPy's rule).
+            const std::string why = "ember.ndarray.view: cannot view " +
+                                    std::string(name(x.dtype())) + " data of shape " +
+                                    shape_str(x.shape()) + " as " + std::string(name(t));
+            if (x.ndim() == 0) throw ValueError(why + ": the array is 0-d");
+            const int last = x.ndim() - 1;
+            if (x.shape()[size_t(last)] != 1 && x.strides()[size_t(last)] != 1)
+                throw ValueError(why + ": the last axis is not contiguous");
+            if (x.shape()[size_t(last)] * from % to)
+                throw ValueError(why + ": the last axis's size in bytes is not a multiple of " +
+                                 std::to_string(to));
+            Shape shape = x.shape();
+            Strides strides = x.strides();
+            for (int d = 0; d < last; ++d)
+                if (strides[size_t(d)] * from % to)
+                    throw ValueError(why + ": a stride is not a multiple of " + std::to_string(to) +
+                                     " bytes");
+            if (x.offset() * from % to)
+                throw ValueError(why + ": its offset is not a multiple of " + std::to_string(to) +
+                                 " bytes");
+            for (int d = 0; d < last; ++d)
+                strides[size_t(d)] = strides[size_t(d)] * from / to;
+            shape[size_t(last)] = shape[size_t(last)] * from / to;
+            strides[size_t(last)] = 1;
+            return Array(x.storage(), x.offset() * from / to, shape, strides, t);
         },
         "x"_a, "dtype"_a);
     m.def(

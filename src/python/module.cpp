@@ -7,6 +7,9 @@
 #include "python/pydtype.hpp"
 
 namespace ember::python {
+
+void bind_rows(nb::module_& m);  // src/python/rows.cpp
+void bind_kernels(nb::module_& m);  // src/python/kernels.cpp
 namespace {
 
 PyObject* axis_error = nullptr;
@@ -205,6 +208,10 @@ NB_MODULE(_core, m) {
     bind_fft(m);
     bind_autograd(m);
     bind_optim(m);
+    bind_rows(m);
+    bind_sort(m);
+    bind_scan(m);
+    bind_kernels(m);
 
     m.attr("__version__") = ember::version;
     m.def("device_count",

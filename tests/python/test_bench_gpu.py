@@ -13,9 +13,11 @@ REASON = cuda_unavailable_reason()
 
 
 def test_module_imports_and_the_flag_exists():
-    from ember.bench import _cli, _gpu
+    from ember.bench import _cli, _gpu, _gpu_arrays, _gpu_numeric, _gpu_train
 
     assert callable(_gpu.main) and callable(_gpu.child_main)
+    assert callable(_gpu_arrays.array_cases) and callable(_gpu_numeric.random_cases)
+    assert callable(_gpu_train.train_cases)
     assert _cli.parser().parse_args(["--gpu", "--quick"]).gpu
 
 

@@ -49,7 +49,8 @@ OP_NAMES = [name for name, _ in OPS]
 SPEC_OPS = {
     **dict.fromkeys(
         [
-            "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow",
+            "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "pow", "fmod",
+            "gcd", "lcm",
             "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
             "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
             "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "logaddexp", "atan2",
@@ -149,6 +150,7 @@ DOMAINS = {
     "divide": (DEFAULT_DOMAIN, NONZERO),
     "floor_divide": (QUARTERS, NONZERO_QUARTERS),
     "remainder": (QUARTERS, NONZERO_QUARTERS),
+    "fmod": (QUARTERS, NONZERO_QUARTERS),
     "bitwise_left_shift": (DEFAULT_DOMAIN, SHIFT_COUNTS),
     "bitwise_right_shift": (DEFAULT_DOMAIN, SHIFT_COUNTS),
     "clip": (
@@ -173,7 +175,7 @@ def domains_for(name, arity):
 EXACT_REAL_FLOAT_OPS = {
     "add", "subtract", "multiply", "divide", "sqrt", "square", "reciprocal", "abs",
     "negative", "positive", "sign", "floor", "ceil", "trunc", "round", "maximum", "minimum",
-    "clip", "copysign", "nextafter", "floor_divide", "remainder", "real", "imag", "conj",
+    "clip", "copysign", "nextafter", "floor_divide", "remainder", "fmod", "real", "imag", "conj",
 }  # fmt: skip
 EXACT_COMPLEX_OPS = {
     "add",

@@ -252,6 +252,23 @@ def cases() -> list[Case]:
         Case("a < b", "1e7", (a, b), lambda lib, x, y: x < y, 2 * f4 * N + N),
         Case("a == b", "1e7", (a, b), lambda lib, x, y: x == y, 2 * f4 * N + N),
         Case(
+            "x[x > 0] (mask select)",
+            "1e7",
+            (a,),
+            lambda lib, x, mk: x[mk],
+            f4 * N + N + f4 * N // 2,
+            1.1,
+            prepare=lambda lib, x: (x, x > 0),
+            note="fused compaction: ~half of the elements selected",
+        ),
+        Case(
+            "cumsum int32 -> int64",
+            "1e7",
+            (Input((N,), np.int32, 0),),
+            lambda lib, x: lib.cumsum(x),
+            (4 + 8) * N,
+        ),
+        Case(
             "M + row (broadcast)",
             f"{SIDE}x{SIDE} + {SIDE}",
             (sq, row),

@@ -47,6 +47,9 @@ class Lib(abc.ABC):
     def exp(self, x):
         return self.xp.exp(x)
 
+    def cumsum(self, x):
+        return self.xp.cumsum(x)
+
     def svdvals_full(self, x):
         """The singular values of a full SVD (U, S and Vh computed, as np.linalg.svd does)."""
         return self.xp.linalg.svd(x)[1]
@@ -182,6 +185,9 @@ class TorchLib(Lib):
 
     def exp(self, x):
         return x.exp()
+
+    def cumsum(self, x):
+        return self.xp.cumsum(x, dim=0)
 
     def dtype(self, np_dtype):
         return getattr(self.xp, np.dtype(np_dtype).name)

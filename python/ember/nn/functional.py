@@ -5,9 +5,12 @@ it is written in. Names, arguments and results follow ``torch.nn.functional``. B
 ``TypeError`` (not an array, wrong dtype kind) or ``ValueError`` (shapes, arguments) naming the
 function and the offending value.
 
-Fused-kernel swap points: ``softmax``, ``log_softmax``, ``cross_entropy`` (with ``nll_loss``'s
-gather in ``_nll``) and ``layer_norm`` are each written in one marked block below, so that a
-fused GPU kernel can replace the composed version in one place.
+Fused kernels: ``softmax``, ``log_softmax``, ``cross_entropy`` with class-index targets and
+``layer_norm`` run one backend kernel per row (``ember._core._softmax`` / ``_cross_entropy`` /
+``_layer_norm``, src/core/rows.cpp) for real floating inputs, with fused backward kernels; the
+composed versions in the marked blocks below remain for what those kernels do not take
+(integer or complex inputs, probability targets, class weights that require grad or have
+another dtype, affine parameters of another dtype).
 """
 
 from __future__ import annotations
@@ -376,6 +379,11 @@ def _softmax_dim(ndim, who):
 # =============================================================================================
 
 
+def _fused_ok(x):
+    # the fused row kernels take real floating arrays; anything else is composed below
+    return x.dtype in (_core.float16, _core.bfloat16, _core.float32, _core.float64)
+
+
 def _stable_shift(x, dim):
     # x - max(x) along dim; the max carries no gradient (softmax does not depend on it)
     m = detach(x.max(axis=dim, keepdims=True))
@@ -391,6 +399,9 @@ def _softmax_family(input, dim, dtype, who, log):
     if x.ndim == 0:
         return _softmax_family(x.reshape(1), 0, None, who, log).reshape(())
     dim = _dim(dim, x.ndim, who)
+    if _fused_ok(x):
+        # one kernel per row (src/core/rows.cpp); its backward is the fused backward kernel
+        return _core._softmax(x, dim, log)
     target = x.dtype
     half = _half(x)
     if half:
@@ -562,6 +573,10 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     _check_affine(weight, ns, who, "weight")
     _check_affine(bias, ns, who, "bias")
     eps = _real(eps, who, "eps")
+    if _fused_ok(input) and all(p is None or p.dtype == input.dtype for p in (weight, bias)):
+        # one kernel per row (mean, rstd and the affine map); weight/bias of another dtype
+        # promote the result, so they take the composed path
+        return _core._layer_norm(input, len(ns), weight, bias, eps)
     half = _half(input)
     x = input.astype(_core.float32) if half else input
     d = x - x.mean(axis=axes, keepdims=True)
@@ -861,6 +876,18 @@ def cross_entropy(
     class_dim = 0 if input.ndim == 1 else 1
     c = input.shape[class_dim]
     _check_weight(weight, c, who)
+    if (
+        target.dtype.kind in "iu"
+        and _fused_ok(input)
+        and (weight is None or (weight.dtype == input.dtype and not needs_grad(weight)))
+    ):
+        # class indices: log-softmax, the gather, smoothing and the weighted reduction in one
+        # kernel per row (src/core/rows.cpp); out-of-range targets raise on the CPU, give NaN
+        # on a GPU
+        _check_index_target(input, target, who)
+        return _core._cross_entropy(
+            input, target, weight, int(ignore_index), label_smoothing, reduction
+        )
     logp = log_softmax(input, class_dim)
     wb = None if weight is None else weight.reshape(_class_shape(logp, class_dim, c))
 

@@ -13,6 +13,8 @@
 #include "backend/cpu/cpu.hpp"
 #include "backend/cpu/lapack.hpp"
 #include "backend/cpu/reduce.hpp"
+#include "backend/cpu/rows.hpp"
+#include "backend/cpu/sort.hpp"
 #include "backend/cpu/thread_pool.hpp"
 #include "ember/error.hpp"
 #include "ops/convert.hpp"
@@ -413,6 +415,11 @@ public:
     }
 
     void solver(const backend::SolverCall& call) override { lapack_solver(call); }
+
+    void sort(const backend::SortCall& call) override { host::sort(call); }
+    void searchsorted(const backend::SearchCall& call) override { host::searchsorted(call); }
+
+    void rows(const backend::RowsCall& call) override { host::rows(call); }
 
     void optimizer_step(const backend::OptimizerStep& st) override {
         visit_dtype(st.dtype, [&](auto tag) {

@@ -11,7 +11,10 @@
 #include "backend/cuda/cublas.hpp"
 #include "backend/cuda/cusolver.hpp"
 #include "backend/cuda/optim_step.hpp"
+#include "backend/cuda/rows.hpp"
 #include "backend/cuda/runtime.hpp"
+#include "backend/cuda/scan.hpp"
+#include "backend/cuda/sort.hpp"
 #include "ember/error.hpp"
 
 namespace ember::gpu {
@@ -344,6 +347,48 @@ public:
         launch(d, f, grid_for(d, n), 1, args, "take");
     }
 
+    void sort(const backend::SortCall& call) override {
+        DeviceState& d = device(call.device);
+        gpu::sort(d, call);
+        after_async(d, "sort");
+    }
+
+    void scatter_add(void* dst, const void* src, const int64_t* offsets, int64_t n, DType t,
+                     int dev) override {
+        if (n <= 0) return;
+        DeviceState& d = device(dev);
+        gpu::scatter_add(d, dst, src, offsets, n, t);
+        after_async(d, "add_at");
+    }
+
+    void searchsorted(const backend::SearchCall& call) override {
+        DeviceState& d = device(call.device);
+        gpu::searchsorted(d, call);
+        after_async(d, "searchsorted");
+    }
+
+    void scan(backend::ScanOp op, DType t, void* out, const void* in, int64_t rows, int64_t len,
+              int dev) override {
+        DeviceState& d = device(dev);
+        if (!gpu::scan(d, op, t, out, in, rows, len))
+            return Backend::scan(op, t, out, in, rows, len, dev);  // complex: the host path
+        after_async(d, "cumsum");
+    }
+
+    void compact(void* out, const void* src, const uint8_t* mask, int64_t n, int64_t row, int isz,
+                 int dev) override {
+        DeviceState& d = device(dev);
+        gpu::compact(d, out, src, mask, n, row, isz);
+        after_async(d, "compress");
+    }
+
+    void scatter(void* dst, const void* src, const int64_t* off, int64_t n, int isz, int64_t lo,
+                 int64_t extent, bool unique, int dev) override {
+        DeviceState& d = device(dev);
+        gpu::scatter(d, dst, src, off, n, isz, lo, extent, unique);
+        after_async(d, "__setitem__");
+    }
+
     void solver(const backend::SolverCall& call) override {
         DeviceState& d = device(call.device);
         cusolver_solver(d, call);
@@ -354,6 +399,12 @@ public:
         DeviceState& d = device(st.device);
         gpu::optimizer_step(d, st);
         after_async(d, "optim");
+    }
+
+    void rows(const backend::RowsCall& call) override {
+        DeviceState& d = device(call.device);
+        gpu::rows(d, call);
+        after_async(d, "nn");
     }
 
     void matmul(const backend::MatmulLoop& l) override {

@@ -1,0 +1,282 @@
+"""NumPy's dispatch protocols on ember arrays and the Array API's inspection namespace.
+
+``np.sin(x)``, ``np.add.reduce(x)``, ``np.concatenate([x, y])`` on ember arrays run the ember
+function of the same name and return ember arrays on the arrays' device (``__array_ufunc__``,
+``__array_function__``). A NumPy function ember lacks raises a TypeError naming it: ember never
+falls back to a hidden copy to the host. Also ``__array_namespace_info__()`` and the NumPy/CuPy
+methods ``fill``, ``view``, ``get`` and ``set``."""
+
+from __future__ import annotations
+
+import numpy as _np
+
+from . import _core
+
+ndarray = _core.ndarray
+
+__all__ = ["__array_namespace_info__", "broadcast_shapes"]
+
+
+def _ember():
+    import ember
+
+    return ember
+
+
+# ---- __array_namespace_info__ -------------------------------------------------------------
+
+_KINDS = {
+    "bool": ("bool",),
+    "signed integer": ("int8", "int16", "int32", "int64"),
+    "unsigned integer": ("uint8", "uint16", "uint32", "uint64"),
+    "real floating": ("float32", "float64"),
+    "complex floating": ("complex64", "complex128"),
+}
+_KINDS["integral"] = _KINDS["signed integer"] + _KINDS["unsigned integer"]
+_KINDS["numeric"] = _KINDS["integral"] + _KINDS["real floating"] + _KINDS["complex floating"]
+
+
+class _Info:
+    """The Array API inspection namespace (``ember.__array_namespace_info__()``)."""
+
+    __module__ = "ember"
+
+    def capabilities(self):
+        return {
+            "boolean indexing": True,
+            "data-dependent shapes": True,
+            "max dimensions": 64,
+        }
+
+    def default_device(self):
+        return _ember().get_default_device()
+
+    def devices(self):
+        em = _ember()
+        return [em.Device("cpu")] + [em.Device(f"cuda:{i}") for i in range(em.cuda.device_count())]
+
+    def default_dtypes(self, *, device=None):
+        self._check_device(device, "default_dtypes")
+        em = _ember()
+        return {
+            "real floating": em.float64,
+            "complex floating": em.complex128,
+            "integral": em.int64,
+            "indexing": em.int64,
+        }
+
+    def dtypes(self, *, device=None, kind=None):
+        """The dtypes of `kind` (None: all; a kind name; or a tuple of them), by name. Every
+        device has every dtype."""
+        self._check_device(device, "dtypes")
+        em = _ember()
+        names = []
+        if kind is None:
+            names = list(_KINDS["bool"] + _KINDS["numeric"])
+        else:
+            for k in kind if isinstance(kind, tuple) else (kind,):
+                if k not in _KINDS:
+                    raise ValueError(
+                        f"ember.__array_namespace_info__().dtypes: unknown kind {k!r} "
+                        f"(one of {sorted(_KINDS)})"
+                    )
+                names += [n for n in _KINDS[k] if n not in names]
+        return {n: getattr(em, n) for n in names}
+
+    @staticmethod
+    def _check_device(device, who):
+        if device is not None and not isinstance(device, _core.Device):
+            try:
+                _core.Device(device)
+            except Exception as e:
+                raise ValueError(
+                    f"ember.__array_namespace_info__().{who}: not a device: {device!r}"
+                ) from e
+
+    def __repr__(self):
+        return "ember.__array_namespace_info__()"
+
+
+def __array_namespace_info__():
+    return _Info()
+
+
+def broadcast_shapes(*shapes):
+    """The shape that arrays of `shapes` broadcast to (ValueError when they do not)."""
+    out = []
+    for shape in shapes:
+        shape = tuple(int(n) for n in shape)
+        if len(shape) > len(out):
+            out = [1] * (len(shape) - len(out)) + out
+        for k, n in enumerate(shape):
+            j = len(out) - len(shape) + k
+            if out[j] == 1:
+                out[j] = n
+            elif n != 1 and n != out[j]:
+                raise ValueError(
+                    f"ember.broadcast_shapes: shapes {tuple(shapes)} cannot be broadcast together"
+                )
+    return tuple(out)
+
+
+# ---- methods NumPy and CuPy users expect ----------------------------------------------------
+
+
+def _fill(self, value):
+    """Sets every element to `value` (cast to the array's dtype)."""
+    self[...] = value
+
+
+def _view(self, dtype=None, type=None):
+    """A view of the same data; with `dtype`, the bytes read as that dtype (the last axis is
+    rescaled when the item sizes differ, as in NumPy)."""
+    if type is not None:
+        raise TypeError("ember.ndarray.view: type= is not supported")
+    if dtype is None:
+        return self[...]
+    return _core._view_as(self, dtype)
+
+
+def _get(self, stream=None, order="C", out=None, blocking=True):
+    """A NumPy copy of the array (CuPy's ``get``)."""
+    em = _ember()
+    a = em.asnumpy(self)
+    if out is not None:
+        _np.copyto(out, a)
+        return out
+    return a
+
+
+def _set(self, arr, stream=None):
+    """Copies a host array of the same shape into this array (CuPy's ``set``)."""
+    a = _np.asarray(arr)
+    if a.shape != self.shape:
+        raise ValueError(
+            f"ember.ndarray.set: the array has shape {self.shape} but the data has {a.shape}"
+        )
+    self[...] = _ember().asarray(a, dtype=self.dtype, device=self.device)
+
+
+ndarray.fill = _fill
+ndarray.view = _view
+ndarray.get = _get
+ndarray.set = _set
+
+
+# ---- __array_ufunc__ ----------------------------------------------------------------------
+
+# ufunc.reduce / accumulate as ember reductions and scans.
+_REDUCE = {
+    "add": "sum",
+    "multiply": "prod",
+    "maximum": "max",
+    "minimum": "min",
+    "logical_and": "all",
+    "logical_or": "any",
+}
+_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
+
+
+def _unsupported(what):
+    return TypeError(f"ember: {what} is not supported on ember arrays (no host fallback)")
+
+
+def _with_out(result, out):
+    """Writes `result` (an array or tuple of arrays) into the `out` arrays."""
+    if out is None:
+        return result
+    outs = out if isinstance(out, tuple) else (out,)
+    results = result if isinstance(result, tuple) else (result,)
+    if len(outs) != len(results):
+        raise ValueError(f"ember: expected {len(results)} output arrays, got {len(outs)}")
+    for o, r in zip(outs, results, strict=True):
+        if not isinstance(o, ndarray):
+            raise TypeError("ember: out= must hold ember arrays")
+        o[...] = r
+    return outs[0] if not isinstance(result, tuple) else outs
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    em = _ember()
+    name = ufunc.__name__
+    out = kwargs.pop("out", None)
+    if isinstance(out, tuple) and all(o is None for o in out):
+        out = None
+    if method == "__call__":
+        fn = getattr(em, name, None)
+        if fn is None or not callable(fn):
+            raise _unsupported(f"numpy.{name}")
+        where = kwargs.pop("where", True)
+        dtype = kwargs.pop("dtype", None)
+        kwargs.pop("casting", None)
+        kwargs.pop("subok", None)
+        if kwargs.pop("order", "K") not in ("K", "C", "A"):
+            raise _unsupported(f"numpy.{name} with order=")
+        if kwargs:
+            raise _unsupported(f"numpy.{name} with {', '.join(sorted(kwargs))}=")
+        result = fn(*inputs)
+        if dtype is not None:
+            result = result.astype(dtype)
+        if where is not True:
+            if out is None:
+                raise _unsupported(f"numpy.{name} with where= but no out=")
+            o = out[0] if isinstance(out, tuple) else out
+            result = em.where(em.asarray(where, device=o.device), result, o)
+        return _with_out(result, out)
+    if method == "reduce" and name in _REDUCE:
+        x = inputs[0]
+        axis = kwargs.pop("axis", 0)
+        keepdims = kwargs.pop("keepdims", False)
+        dtype = kwargs.pop("dtype", None)
+        initial = kwargs.pop("initial", _np._NoValue)
+        if initial is not _np._NoValue or kwargs.pop("where", True) is not True:
+            raise _unsupported(f"numpy.{name}.reduce with initial= or where=")
+        if kwargs:
+            raise _unsupported(f"numpy.{name}.reduce with {', '.join(sorted(kwargs))}=")
+        fn = getattr(em, _REDUCE[name])
+        extra = {"dtype": dtype} if dtype is not None else {}
+        return _with_out(fn(x, axis=axis, keepdims=keepdims, **extra), out)
+    if method == "accumulate" and name in _ACCUMULATE and hasattr(em, _ACCUMULATE[name]):
+        x = inputs[0]
+        axis = kwargs.pop("axis", 0)
+        dtype = kwargs.pop("dtype", None)
+        if kwargs:
+            raise _unsupported(f"numpy.{name}.accumulate with {', '.join(sorted(kwargs))}=")
+        fn = getattr(em, _ACCUMULATE[name])
+        return _with_out(fn(x, axis=axis, dtype=dtype), out)
+    raise _unsupported(f"numpy.{name}.{method}")
+
+
+ndarray.__array_ufunc__ = _array_ufunc
+
+
+# ---- __array_function__ -------------------------------------------------------------------
+
+_SUBMODULES = {"numpy.linalg": "linalg", "numpy.fft": "fft"}
+
+
+def _ember_function(func):
+    """The ember function standing for the NumPy function `func`, or None."""
+    em = _ember()
+    module = getattr(func, "__module__", "") or ""
+    ns = em
+    for prefix, sub in _SUBMODULES.items():
+        if module.startswith(prefix):
+            ns = getattr(em, sub)
+            break
+    fn = getattr(ns, func.__name__, None)
+    return fn if callable(fn) and fn is not func else None
+
+
+def _array_function(self, func, types, args, kwargs):
+    if not all(issubclass(t, ndarray | _np.ndarray) for t in types):
+        return NotImplemented
+    fn = _ember_function(func)
+    if fn is None:
+        module = getattr(func, "__module__", "numpy") or "numpy"
+        module = "numpy" if module.startswith("numpy._core") else module
+        raise _unsupported(f"{module}.{func.__name__}")
+    return fn(*args, **kwargs)
+
+
+ndarray.__array_function__ = _array_function

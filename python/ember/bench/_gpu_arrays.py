@@ -1,0 +1,179 @@
+"""GPU benchmark cases of the data-dependent array functions (issue 6's targets), ember against
+CuPy and PyTorch on the same data: ``sort`` of 2^28 float32 (keys/s >= CuPy's), boolean-mask
+selection of half of 2^28 float32 (>= 0.9x CuPy's speed) and ``unique`` of 2^24 int32 (>= CuPy's
+speed). Each result is checked: the sort's order and a sample against NumPy, the mask's count
+and a sample, unique against NumPy's."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ._gpu import Row, _error, _verdict, fmt_time, time_kernels
+
+SORT_N = 1 << 28
+MASK_N = 1 << 28
+UNIQUE_N = 1 << 24
+MASK_RATIO = 0.9
+
+
+def _sort_fn(lib):
+    if lib.name == "torch":
+        return lambda x: lib.xp.sort(x)[0]
+    return lambda x: lib.xp.sort(x)
+
+
+def _unique_fn(lib):
+    if lib.name == "torch":
+        return lambda x: lib.xp.unique(x, sorted=True)
+    return lambda x: lib.xp.unique(x)
+
+
+def _rows(case, libs, times, nbytes, check, target, ratio, unit_count=None):
+    """One row per library: time, GB/s (input read), ratio to CuPy, and ember's verdict."""
+    ref = times.get("cupy")
+    rows = []
+    for lib in libs:
+        t = times.get(lib.name)
+        row = Row(case, lib.name)
+        if lib.name == "ember":
+            row.target = target
+        if not isinstance(t, float):
+            row.detail = str(t)[:60]
+            row.status = "ERROR" if lib.name == "ember" else ""
+            rows.append(row)
+            continue
+        row.measured = fmt_time(t)
+        row.gb_per_s = nbytes / t / 1e9
+        row.data["time_s"] = t
+        bad = check.get(lib.name)
+        parts = []
+        if unit_count:
+            parts.append(f"{unit_count / t / 1e9:.2f} G keys/s")
+        if isinstance(ref, float) and lib.name != "cupy":
+            parts.append(f"{ref / t:.2f}x cupy speed")
+        if bad:
+            parts.append(f"WRONG: {bad}")
+        row.detail = ", ".join(parts)
+        if lib.name == "ember":
+            if bad:
+                row.status = "WRONG"
+            elif isinstance(ref, float):
+                row.status = _verdict(ref / t >= ratio)
+            else:
+                row.status = "n/a"
+        rows.append(row)
+    return rows
+
+
+def _checked(lib, fn, x, verify):
+    """fn(x) once, verified on the host; the error text, or None."""
+    try:
+        out = fn(x)
+        lib.sync()
+        return verify(np.asarray(lib.get(out)))
+    except Exception as e:  # reported on the row
+        return _error(e)
+
+
+def array_cases(libs, plan, log) -> list[Row]:
+    rng = np.random.default_rng(21)
+    slow = dataclasses.replace(plan, rounds=min(plan.rounds, 3), reps=min(plan.reps, 3))
+    rows: list[Row] = []
+
+    # sort 2^28 float32
+    log("sort 2^28 f32")
+    host = rng.random(SORT_N, dtype=np.float32)
+    total = float(np.sum(host, dtype=np.float64))
+
+    def verify_sort(s):
+        if s.shape != (SORT_N,) or not bool(np.all(s[1:] >= s[:-1])):
+            return "not sorted"
+        # the same keys: a sorted permutation of them has their sum
+        same = np.isclose(float(np.sum(s, dtype=np.float64)), total, rtol=1e-9)
+        return None if same else "not the input's keys"
+
+    work, check = [], {}
+    for lib in libs:
+        try:
+            x = lib.put(host)
+            fn = _sort_fn(lib)
+            check[lib.name] = _checked(lib, fn, x, verify_sort)
+            work.append((lib, lambda fn=fn, x=x: fn(x)))
+        except Exception as e:
+            check[lib.name] = _error(e)
+    times = time_kernels(work, slow)
+    for lib in libs:
+        times.setdefault(lib.name, check.get(lib.name) or "not run")
+    rows += _rows("sort 2^28 f32", libs, times, host.nbytes, check, ">= cupy keys/s", 1.0, SORT_N)
+    del work
+    for lib in libs:
+        lib.sync()
+        lib.release()
+
+    # boolean mask selection of half of 2^28 float32
+    log("x[mask] 2^28 f32, half")
+    keep = host < 0.5
+    count = int(keep.sum())
+    picked = host[keep][:: 1 << 12]
+
+    def verify_mask(s):
+        if s.shape != (count,):
+            return f"{s.shape[0]} selected, expected {count}"
+        return None if np.array_equal(s[:: 1 << 12], picked) else "wrong values"
+
+    work, check = [], {}
+    for lib in libs:
+        try:
+            x, m = lib.put(host), lib.put(keep)
+
+            def fn(x=x, m=m):
+                return x[m]
+
+            check[lib.name] = _checked(lib, lambda _: fn(), None, verify_mask)
+            work.append((lib, fn))
+        except Exception as e:
+            check[lib.name] = _error(e)
+    times = time_kernels(work, slow)
+    for lib in libs:
+        times.setdefault(lib.name, check.get(lib.name) or "not run")
+    rows += _rows(
+        "x[mask] 2^28 f32, half selected",
+        libs,
+        times,
+        host.nbytes + keep.nbytes,
+        check,
+        f">= {MASK_RATIO}x cupy speed",
+        MASK_RATIO,
+    )
+    del work, host, keep
+    for lib in libs:
+        lib.sync()
+        lib.release()
+
+    # unique of 2^24 int32 (about 2^20 distinct values)
+    log("unique 2^24 i32")
+    ints = rng.integers(0, 1 << 20, UNIQUE_N).astype(np.int32)
+    want = np.unique(ints)
+
+    def verify_unique(u):
+        return None if np.array_equal(u, want) else f"{u.size} values, expected {want.size}"
+
+    work, check = [], {}
+    for lib in libs:
+        try:
+            x = lib.put(ints)
+            fn = _unique_fn(lib)
+            check[lib.name] = _checked(lib, fn, x, verify_unique)
+            work.append((lib, lambda fn=fn, x=x: fn(x)))
+        except Exception as e:
+            check[lib.name] = _error(e)
+    times = time_kernels(work, slow)
+    for lib in libs:
+        times.setdefault(lib.name, check.get(lib.name) or "not run")
+    rows += _rows("unique 2^24 i32", libs, times, ints.nbytes, check, ">= cupy speed", 1.0)
+    for lib in libs:
+        lib.sync()
+        lib.release()
+    return rows

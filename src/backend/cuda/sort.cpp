@@ -1,0 +1,633 @@
+// The GPU sort family: an LSD radix sort of order-preserving key bits (the CPU backend's mapping,
+// src/backend/cpu/sort.cpp), 8 bits per pass, and binary searches. Each pass is three launches:
+// per-tile digit histograms, an exclusive scan of each digit's counts over the tiles, and a stable
+// scatter that ranks a tile's keys within their digit with warp match masks. Rows are sorted
+// together: the key passes first, then stable passes on the row number (carried as the global
+// position), so any row shape takes the same path.
+#include "backend/cuda/sort.hpp"
+
+#include <string>
+
+#include "backend/cuda/codegen.hpp"
+#include "ember/error.hpp"
+
+namespace ember::gpu {
+namespace {
+
+constexpr int items_per_thread = 16;
+constexpr int64_t tile = 256 * items_per_thread;  // keys per block of a pass
+constexpr int64_t short_row = 8192;               // rows up to this long: one block per row
+
+struct KeyText {
+    const char* storage;  // a plain type of the key's size, moved as bits
+    std::string code;
+};
+
+KeyText key_text(DType t) {
+    switch (itemsize(t)) {
+        case 1:
+            return {"unsigned char", std::string(name(t))};
+        case 2:
+            return {"unsigned short", std::string(name(t))};
+        case 4:
+            return {"unsigned int", std::string(name(t))};
+        case 8:
+            return {"unsigned long long", std::string(name(t))};
+        default:
+            return {"ember_u128", std::string(name(t))};
+    }
+}
+
+// Device code mapping a key to order-preserving unsigned bits: key_byte(v, pass) (the digit of
+// pass `pass`, least significant first), key_passes, and key_less(a, b).
+std::string key_functions(DType t) {
+    std::string s;
+    s += "template <class U>\n"
+         "__device__ __forceinline__ U map_float_bits(U u, U inf_bits) {\n"
+         "    const U sign = U(U(1) << (sizeof(U) * 8 - 1));\n"
+         "    const U mag = U(u & U(~sign));\n"
+         "    if (mag > inf_bits) return U(~U(0));\n"
+         "    if (mag == 0) return sign;\n"
+         "    return (u & sign) ? U(~u) : U(u | sign);\n"
+         "}\n";
+    auto real_map = [&](const std::string& fn, const std::string& arg, DType r) {
+        std::string body;
+        switch (r) {
+            case DType::bool_:
+                body = "return " + arg + " != 0;";
+                break;
+            case DType::float16:
+                body = "return map_float_bits<unsigned short>(" + arg + ", 0x7c00u);";
+                break;
+            case DType::bfloat16:
+                body = "return map_float_bits<unsigned short>(" + arg + ", 0x7f80u);";
+                break;
+            case DType::float32:
+                body = "return map_float_bits<unsigned int>(" + arg + ", 0x7f800000u);";
+                break;
+            case DType::float64:
+                body = "return map_float_bits<unsigned long long>(" + arg +
+                       ", 0x7ff0000000000000ull);";
+                break;
+            default:
+                if (kind(r) == Kind::signed_int)
+                    body = "return (unsigned long long)(" + arg + " ^ (1ull << " +
+                           std::to_string(itemsize(r) * 8 - 1) + "));";
+                else
+                    body = "return " + arg + ";";
+        }
+        return "__device__ __forceinline__ unsigned long long " + fn + " {\n    " + body + "\n}\n";
+    };
+    if (!is_complex(t)) {
+        const int bytes = t == DType::bool_ ? 1 : int(itemsize(t));
+        const char* u = itemsize(t) == 1   ? "unsigned char"
+                        : itemsize(t) == 2 ? "unsigned short"
+                        : itemsize(t) == 4 ? "unsigned int"
+                                           : "unsigned long long";
+        s += real_map(std::string("mapped(") + u + " v)", "v", t);
+        s += "constexpr int key_passes = " + std::to_string(bytes) + ";\n";
+        s += "__device__ __forceinline__ unsigned key_byte(K v, int pass) {\n"
+             "    return unsigned(mapped(v) >> (8 * pass)) & 255u;\n"
+             "}\n"
+             "__device__ __forceinline__ bool key_less(K a, K b) { return mapped(a) < mapped(b); "
+             "}\n";
+        return s;
+    }
+    // Complex: NumPy's NaN classes, then the real part, then the imaginary part; the LSD passes
+    // take the imaginary bytes, the real bytes, then the class.
+    const bool c64 = t == DType::complex64;
+    const DType r = c64 ? DType::float32 : DType::float64;
+    const int w = int(itemsize(r));
+    if (c64) {
+        s += "__device__ __forceinline__ unsigned re_bits(K v) { return unsigned(v); }\n"
+             "__device__ __forceinline__ unsigned im_bits(K v) { return unsigned(v >> 32); }\n";
+        s += real_map("mapped(unsigned v)", "v", r);
+        s += "__device__ __forceinline__ bool is_nan_bits(unsigned u) {\n"
+             "    return (u & 0x7fffffffu) > 0x7f800000u;\n}\n";
+    } else {
+        s += "__device__ __forceinline__ unsigned long long re_bits(K v) { return v.a; }\n"
+             "__device__ __forceinline__ unsigned long long im_bits(K v) { return v.b; }\n";
+        s += real_map("mapped(unsigned long long v)", "v", r);
+        s += "__device__ __forceinline__ bool is_nan_bits(unsigned long long u) {\n"
+             "    return (u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;\n}\n";
+    }
+    s += "__device__ __forceinline__ unsigned key_class(K v) {\n"
+         "    return (is_nan_bits(re_bits(v)) ? 2u : 0u) + (is_nan_bits(im_bits(v)) ? 1u : 0u);\n"
+         "}\n";
+    s += "constexpr int key_passes = " + std::to_string(2 * w + 1) + ";\n";
+    s += "__device__ __forceinline__ unsigned key_byte(K v, int pass) {\n"
+         "    if (pass < " +
+         std::to_string(w) +
+         ") return unsigned(mapped(im_bits(v)) >> (8 * pass)) & 255u;\n"
+         "    if (pass < " +
+         std::to_string(2 * w) + ") return unsigned(mapped(re_bits(v)) >> (8 * (pass - " +
+         std::to_string(w) +
+         "))) & 255u;\n"
+         "    return key_class(v);\n"
+         "}\n";
+    s += "__device__ __forceinline__ bool key_less(K a, K b) {\n"
+         "    const unsigned ca = key_class(a), cb = key_class(b);\n"
+         "    if (ca != cb) return ca < cb;\n"
+         "    const unsigned long long ra = mapped(re_bits(a)), rb = mapped(re_bits(b));\n"
+         "    if (ra != rb) return ra < rb;\n"
+         "    return mapped(im_bits(a)) < mapped(im_bits(b));\n"
+         "}\n";
+    return s;
+}
+
+// The kernels, shared by every key type (K, key_byte, key_passes and key_less come first).
+constexpr const char* sort_body = R"(
+#define TILE @TILE@
+#define ITEMS @ITEMS@
+
+// The digit of element i in pass `pass`: a key byte (inverted for descending sorts) or, for the
+// row passes (pass >= key_passes), a byte of the row number g / n.
+__device__ __forceinline__ unsigned digit_of(K v, long long g, long long n, int pass, int desc) {
+    if (pass < key_passes) {
+        const unsigned b = key_byte(v, pass);
+        return desc ? 255u - b : b;
+    }
+    return unsigned((unsigned long long)(g / n) >> (8 * (pass - key_passes))) & 255u;
+}
+
+// hist[d * tiles + b] <- the number of keys of tile b with digit d.
+extern "C" __global__ void NAME_hist(const K* __restrict__ keys,
+                                     const long long* __restrict__ idx, long long count,
+                                     long long n, int pass, int desc,
+                                     unsigned long long* __restrict__ hist) {
+    __shared__ unsigned bins[256];
+    bins[threadIdx.x] = 0;
+    __syncthreads();
+    const long long start = (long long)blockIdx.x * TILE;
+    const long long end = start + TILE < count ? start + TILE : count;
+    for (long long i = start + threadIdx.x; i < end; i += 256) {
+        const long long g = idx ? idx[i] : i;
+        atomicAdd(&bins[digit_of(keys[i], g, n, pass, desc)], 1u);
+    }
+    __syncthreads();
+    hist[(unsigned long long)threadIdx.x * gridDim.x + blockIdx.x] = bins[threadIdx.x];
+}
+
+// Block d: hist[d * tiles ...] <- its exclusive prefix sums; totals[d] <- their sum.
+extern "C" __global__ void NAME_scan(unsigned long long* __restrict__ hist, long long tiles,
+                                     unsigned long long* __restrict__ totals) {
+    __shared__ unsigned long long s[256];
+    unsigned long long* h = hist + (unsigned long long)blockIdx.x * tiles;
+    unsigned long long carry = 0;
+    for (long long base = 0; base < tiles; base += 256) {
+        const long long i = base + threadIdx.x;
+        const unsigned long long v = i < tiles ? h[i] : 0;
+        s[threadIdx.x] = v;
+        __syncthreads();
+        for (int off = 1; off < 256; off <<= 1) {
+            const unsigned long long add = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
+            __syncthreads();
+            s[threadIdx.x] += add;
+            __syncthreads();
+        }
+        if (i < tiles) h[i] = carry + s[threadIdx.x] - v;
+        carry += s[255];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) totals[blockIdx.x] = carry;
+}
+
+// Moves tile b's keys (and positions) to their places: the digit's start over all tiles, plus
+// the keys of earlier tiles with that digit (the scanned histogram), plus the earlier keys of this
+// tile with that digit. Rounds of 256 keys in order; within a round, per-warp counts of each
+// digit (a warp's peers from __match_any_sync) give each key its rank, so equal digits keep their
+// order: the pass is stable.
+extern "C" __global__ void NAME_scatter(const K* __restrict__ kin, K* __restrict__ kout,
+                                        const long long* __restrict__ iin,
+                                        long long* __restrict__ iout, long long count,
+                                        long long n, int pass, int desc,
+                                        const unsigned long long* __restrict__ hist,
+                                        const unsigned long long* __restrict__ totals) {
+    __shared__ unsigned long long base[256];
+    __shared__ unsigned long long start[256];
+    __shared__ unsigned warp_count[8][256];
+    const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
+    {
+        const unsigned long long tot = totals[t];
+        start[t] = tot;
+        __syncthreads();
+        for (int off = 1; off < 256; off <<= 1) {
+            const unsigned long long add = t >= off ? start[t - off] : 0;
+            __syncthreads();
+            start[t] += add;
+            __syncthreads();
+        }
+        base[t] = start[t] - tot + hist[(unsigned long long)t * gridDim.x + blockIdx.x];
+        for (int w = 0; w < 8; ++w)
+            warp_count[w][t] = 0;
+    }
+    __syncthreads();
+    const long long first = (long long)blockIdx.x * TILE;
+    for (int r = 0; r < ITEMS; ++r) {
+        const long long i = first + (long long)r * 256 + t;
+        const bool valid = i < count;
+        K v;
+        long long g = i;
+        unsigned d = 256;
+        if (valid) {
+            v = kin[i];
+            if (iin) g = iin[i];
+            d = digit_of(v, g, n, pass, desc);
+        }
+        const unsigned peers = __match_any_sync(0xffffffffu, d);
+        const unsigned rank = __popc(peers & ((1u << lane) - 1u));
+        if (valid && rank == 0) warp_count[warp][d] = __popc(peers);
+        __syncthreads();
+        unsigned long long run = 0;
+        for (int w = 0; w < 8; ++w) {
+            const unsigned c = warp_count[w][t];
+            warp_count[w][t] = unsigned(run);
+            run += c;
+        }
+        __syncthreads();
+        if (valid) {
+            const unsigned long long pos = base[d] + warp_count[warp][d] + rank;
+            kout[pos] = v;
+            if (iout) iout[pos] = g;
+        }
+        __syncthreads();
+        base[t] += run;
+        for (int w = 0; w < 8; ++w)
+            warp_count[w][t] = 0;
+        __syncthreads();
+    }
+}
+
+// Short rows: block b sorts row b (n keys at b * n) by itself, every key pass in this one launch
+// (the same stable ranking as NAME_scatter, over the whole row). Pass p writes buffer a when
+// key_passes - 1 - p is even, so the last pass writes a (and ia: positions within the row, when
+// asked for).
+extern "C" __global__ void NAME_rows(const K* kin, K* ka, K* kb, long long* ia, long long* ib,
+                                     long long n, int desc) {
+    __shared__ unsigned bins[256];
+    __shared__ unsigned long long base[256];
+    __shared__ unsigned warp_count[8][256];
+    const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
+    const long long row0 = (long long)blockIdx.x * n;
+    const K* src = kin + row0;
+    const long long* isrc = 0;
+    for (int p = 0; p < key_passes; ++p) {
+        const bool to_a = (key_passes - 1 - p) % 2 == 0;
+        K* dst = (to_a ? ka : kb) + row0;
+        long long* idst = ia ? (to_a ? ia : ib) + row0 : 0;
+        bins[t] = 0;
+        for (int w = 0; w < 8; ++w)
+            warp_count[w][t] = 0;
+        __syncthreads();
+        for (long long i = t; i < n; i += 256)
+            atomicAdd(&bins[digit_of(src[i], 0, 1, p, desc)], 1u);
+        __syncthreads();
+        base[t] = bins[t];
+        __syncthreads();
+        for (int off = 1; off < 256; off <<= 1) {
+            const unsigned long long add = t >= off ? base[t - off] : 0;
+            __syncthreads();
+            base[t] += add;
+            __syncthreads();
+        }
+        base[t] -= bins[t];
+        __syncthreads();
+        for (long long r0 = 0; r0 < n; r0 += 256) {
+            const long long i = r0 + t;
+            const bool valid = i < n;
+            K v;
+            long long g = i;
+            unsigned d = 256;
+            if (valid) {
+                v = src[i];
+                if (isrc) g = isrc[i];
+                d = digit_of(v, 0, 1, p, desc);
+            }
+            const unsigned peers = __match_any_sync(0xffffffffu, d);
+            const unsigned rank = __popc(peers & ((1u << lane) - 1u));
+            if (valid && rank == 0) warp_count[warp][d] = __popc(peers);
+            __syncthreads();
+            unsigned long long run = 0;
+            for (int w = 0; w < 8; ++w) {
+                const unsigned c = warp_count[w][t];
+                warp_count[w][t] = unsigned(run);
+                run += c;
+            }
+            __syncthreads();
+            if (valid) {
+                const unsigned long long pos = base[d] + warp_count[warp][d] + rank;
+                dst[pos] = v;
+                if (idst) idst[pos] = g;
+            }
+            __syncthreads();
+            base[t] += run;
+            for (int w = 0; w < 8; ++w)
+                warp_count[w][t] = 0;
+            __syncthreads();
+        }
+        src = dst;
+        isrc = idst;
+    }
+}
+
+// Global positions -> positions within the row.
+extern "C" __global__ void NAME_rowpos(long long* __restrict__ idx, long long count, long long n) {
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += step)
+        idx[i] %= n;
+}
+
+// out[j] <- the first position in the n sorted keys whose key is >= values[j] (right: >).
+extern "C" __global__ void NAME_search(const K* __restrict__ keys, long long n,
+                                       const K* __restrict__ values, long long m, int right,
+                                       long long* __restrict__ out) {
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < m; j += step) {
+        const K v = values[j];
+        long long lo = 0, hi = n;
+        while (lo < hi) {
+            const long long mid = lo + (hi - lo) / 2;
+            const K k = keys[mid];
+            if (right ? !key_less(v, k) : key_less(k, v))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        out[j] = lo;
+    }
+}
+)";
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+    for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+        s.replace(p, from.size(), to);
+    return s;
+}
+
+int key_passes(DType t) {
+    if (t == DType::bool_) return 1;
+    if (is_complex(t)) return int(itemsize(t)) + 1;
+    return int(itemsize(t));
+}
+
+constexpr uint64_t key_tag = 0x736f7274ull;  // "sort": the high word of every key of this family
+
+CUfunction sort_kernel(DeviceState& d, DType t, int which, const char* kernel_name) {
+    // Family 15 in the low 4 bits (unused by cuda_backend.cpp's families).
+    const KernelKey key{0xfull | (uint64_t(t) << 4) | (uint64_t(which) << 12), key_tag};
+    return kernel(d, key, [&] {
+        return KernelSource{sort_program(t), sort_kernel_name(t, kernel_name)};
+    });
+}
+
+// Scratch memory from the device pool, returned on the stream when the sort is done.
+struct Scratch {
+    DeviceState& d;
+    void* p = nullptr;
+    Scratch(DeviceState& dev, size_t bytes) : d(dev), p(bytes ? allocate(dev, bytes) : nullptr) {}
+    ~Scratch() {
+        if (p) deallocate(d, p);
+    }
+    Scratch(const Scratch&) = delete;
+    Scratch& operator=(const Scratch&) = delete;
+};
+
+}  // namespace
+
+std::string sort_kernel_name(DType t, const char* kernel) {
+    return std::string("ember_sort_") + key_text(t).code + "_" + kernel;
+}
+
+Program sort_program(DType t) {
+    const KeyText kt = key_text(t);
+    const std::string prefix = std::string("ember_sort_") + kt.code;
+    Program p;
+    p.name = prefix + ".cu";
+    p.source =
+        "// Generated by ember (src/backend/cuda/sort.cpp): radix sort and binary search of " +
+        std::string(name(t)) + " keys.\n";
+    p.source += "struct __align__(16) ember_u128 { unsigned long long a, b; };\n";
+    p.source += std::string("typedef ") + kt.storage + " K;\n";
+    p.source += key_functions(t);
+    std::string body = replace_all(sort_body, "NAME_", prefix + "_");
+    body = replace_all(body, "@TILE@", std::to_string(tile));
+    p.source += replace_all(body, "@ITEMS@", std::to_string(items_per_thread));
+    return p;
+}
+
+void sort(DeviceState& d, const backend::SortCall& c) {
+    const int64_t count = c.rows * c.n;
+    if (count <= 0) return;
+    const size_t isz = size_t(itemsize(c.dtype));
+    const int kp = key_passes(c.dtype);
+    // Short rows (many of them, or one that fits a tile): one block per row, one launch.
+    if (c.n <= short_row && (c.rows >= 64 || count <= tile) && c.rows < (int64_t(1) << 31)) {
+        const size_t kbytes = size_t(count) * isz, ibytes = size_t(count) * sizeof(int64_t);
+        Scratch kfinal(d, c.sorted ? 0 : kbytes), kother(d, kp > 1 ? kbytes : 0);
+        Scratch iother(d, c.indices && kp > 1 ? ibytes : 0);
+        CUfunction f = sort_kernel(d, c.dtype, 6, "rows");
+        const void* kin = c.keys;
+        void* ka = c.sorted ? c.sorted : kfinal.p;
+        void* kb = kother.p;
+        void* ia = c.indices;
+        void* ib = iother.p;
+        long long n = c.n;
+        int desc = c.descending ? 1 : 0;
+        void* args[] = {&kin, &ka, &kb, &ia, &ib, &n, &desc};
+        launch(d, f, unsigned(c.rows), 1, args, "sort");
+        return;
+    }
+    const int64_t tiles = (count + tile - 1) / tile;
+    if (tiles >= (int64_t(1) << 31))
+        throw ValueError("ember.sort: too many elements for the GPU sort (" +
+                         std::to_string(count) + ")");
+    int row_passes = 0;
+    for (int64_t r = c.rows - 1; r > 0; r >>= 8)
+        ++row_passes;
+    const int passes = kp + row_passes;
+    const bool carry_idx = c.indices || row_passes > 0;
+
+    CUfunction fh = sort_kernel(d, c.dtype, 0, "hist");
+    CUfunction fs = sort_kernel(d, c.dtype, 1, "scan");
+    CUfunction fx = sort_kernel(d, c.dtype, 2, "scatter");
+
+    // Pass p writes buffer A when passes - 1 - p is even, so the last pass writes the outputs.
+    const size_t kbytes = size_t(count) * isz, ibytes = size_t(count) * sizeof(int64_t);
+    Scratch kfinal(d, c.sorted ? 0 : kbytes), kother(d, passes > 1 ? kbytes : 0);
+    Scratch ifinal(d, carry_idx && !c.indices ? ibytes : 0);
+    Scratch iother(d, carry_idx && passes > 1 ? ibytes : 0);
+    Scratch hist(d, size_t(256 * tiles) * 8), totals(d, 256 * 8);
+    void* ka = c.sorted ? c.sorted : kfinal.p;
+    void* kb = kother.p;
+    void* ia = carry_idx ? (c.indices ? static_cast<void*>(c.indices) : ifinal.p) : nullptr;
+    void* ib = carry_idx ? iother.p : nullptr;
+
+    const void* kin = c.keys;
+    const void* iin = nullptr;
+    long long cnt = count, n = c.n, ntiles = tiles;
+    unsigned long long* hp = static_cast<unsigned long long*>(hist.p);
+    unsigned long long* tp = static_cast<unsigned long long*>(totals.p);
+    for (int p = 0; p < passes; ++p) {
+        void* kout = (passes - 1 - p) % 2 == 0 ? ka : kb;
+        void* iout = (passes - 1 - p) % 2 == 0 ? ia : ib;
+        int pass = p, desc = c.descending ? 1 : 0;
+        {
+            void* args[] = {&kin, &iin, &cnt, &n, &pass, &desc, &hp};
+            launch(d, fh, unsigned(tiles), 1, args, "sort");
+        }
+        {
+            void* args[] = {&hp, &ntiles, &tp};
+            launch(d, fs, 256, 1, args, "sort");
+        }
+        {
+            void* args[] = {&kin, &kout, &iin, &iout, &cnt, &n, &pass, &desc, &hp, &tp};
+            launch(d, fx, unsigned(tiles), 1, args, "sort");
+        }
+        kin = kout;
+        iin = iout;
+    }
+    if (c.indices && c.rows > 1) {
+        CUfunction fr = sort_kernel(d, c.dtype, 3, "rowpos");
+        void* ip = c.indices;
+        void* args[] = {&ip, &cnt, &n};
+        launch(d, fr, grid_for(d, count), 1, args, "sort");
+    }
+}
+
+void searchsorted(DeviceState& d, const backend::SearchCall& c) {
+    if (c.m <= 0) return;
+    CUfunction f = sort_kernel(d, c.dtype, 4, "search");
+    const void* keys = c.keys;
+    const void* values = c.values;
+    void* out = c.out;
+    long long n = c.n, m = c.m;
+    int right = c.right ? 1 : 0;
+    void* args[] = {&keys, &n, &values, &m, &right, &out};
+    launch(d, f, grid_for(d, c.m), 1, args, "searchsorted");
+}
+
+// ---- deterministic scatter-add ---------------------------------------------------------------
+
+namespace {
+
+const char* value_type(DType t) {
+    switch (t) {
+        case DType::bool_:
+            return "bool";
+        case DType::int8:
+            return "signed char";
+        case DType::int16:
+            return "short";
+        case DType::int32:
+            return "int";
+        case DType::int64:
+            return "long long";
+        case DType::uint8:
+            return "unsigned char";
+        case DType::uint16:
+            return "unsigned short";
+        case DType::uint32:
+            return "unsigned int";
+        case DType::uint64:
+            return "unsigned long long";
+        case DType::float16:
+            return "ember::float16";
+        case DType::bfloat16:
+            return "ember::bfloat16";
+        case DType::float32:
+            return "float";
+        case DType::float64:
+            return "double";
+        case DType::complex64:
+            return "ember::dev::complex64";
+        default:
+            return "ember::dev::complex128";
+    }
+}
+
+std::string scatter_add_kernel_name(DType t) {
+    return std::string("ember_scatter_add_") + std::string(name(t));
+}
+
+}  // namespace
+
+Program scatter_add_program(DType t) {
+    const std::string nm = scatter_add_kernel_name(t);
+    Program p;
+    p.name = nm + ".cu";
+    p.source = "// Generated by ember (src/backend/cuda/sort.cpp): scatter-add of " +
+               std::string(name(t)) + " values over offsets sorted stably.\n";
+    if (is_complex(t)) p.source += "#define EMBER_DEVICE_COMPLEX 1\n";
+    p.source +=
+        "#include \"ember/device_prelude.cuh\"\n"
+        "#include \"ember/ops/scalar.hpp\"\n\n";
+    p.source += std::string("typedef ") + value_type(t) + " T;\n";
+    std::string add;
+    if (t == DType::bool_)
+        add = "acc = acc || v;";
+    else if (t == DType::float16 || t == DType::bfloat16)
+        add = "acc = convert<T>(convert<float>(acc) + convert<float>(v));";
+    else if (kind(t) == Kind::floating || kind(t) == Kind::complex)
+        add = "acc = acc + v;";
+    else
+        add = "acc = T(acc + v);";
+    p.source +=
+        "// The thread of the first of each run of equal sorted offsets adds the run's values to\n"
+        "// its destination one after another, in input order (the sort was stable): the same "
+        "sums\n"
+        "// as the CPU's sequential loop, bit for bit.\n"
+        "extern \"C\" __global__ void " +
+        nm +
+        "(T* dst, const T* __restrict__ src,\n"
+        "    const long long* __restrict__ sorted, const long long* __restrict__ perm, long long "
+        "n) "
+        "{\n"
+        "    using namespace ember::dev;\n"
+        "    const long long step = (long long)gridDim.x * blockDim.x;\n"
+        "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += "
+        "step) "
+        "{\n"
+        "        const long long o = sorted[i];\n"
+        "        if (i > 0 && sorted[i - 1] == o) continue;\n"
+        "        T acc = dst[o];\n"
+        "        for (long long j = i; j < n && sorted[j] == o; ++j) {\n"
+        "            const T v = src[perm[j]];\n"
+        "            " +
+        add +
+        "\n"
+        "        }\n"
+        "        dst[o] = acc;\n"
+        "    }\n"
+        "}\n";
+    p.headers = {{"ember/device_prelude.cuh", std::string(device_prelude_text())},
+                 {"ember/ops/scalar.hpp", std::string(scalar_header_text())}};
+    return p;
+}
+
+void scatter_add(DeviceState& d, void* dst, const void* src, const int64_t* offsets, int64_t n,
+                 DType t) {
+    if (n <= 0) return;
+    Scratch so(d, size_t(n) * 8), perm(d, size_t(n) * 8);
+    backend::SortCall c;
+    c.device = d.index;
+    c.dtype = DType::int64;
+    c.rows = 1;
+    c.n = n;
+    c.keys = offsets;
+    c.sorted = so.p;
+    c.indices = static_cast<int64_t*>(perm.p);
+    sort(d, c);
+    const KernelKey key{0xfull | (uint64_t(t) << 4) | (uint64_t(5) << 12), key_tag};
+    CUfunction f = kernel(d, key, [&] {
+        return KernelSource{scatter_add_program(t), scatter_add_kernel_name(t)};
+    });
+    void* dp = dst;
+    const void* sp = src;
+    void* op = so.p;
+    void* pp = perm.p;
+    long long count = n;
+    void* args[] = {&dp, &sp, &op, &pp, &count};
+    launch(d, f, grid_for(d, n), 1, args, "add_at");
+}
+
+}  // namespace ember::gpu

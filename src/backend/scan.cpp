@@ -1,0 +1,133 @@
+// The scan, compaction and scatter (assignment) families' default implementations: sequential
+// host loops (rows spread over the CPU's threads), so results are deterministic. CPU memory is
+// used in place; other devices go through host copies (a device kernel overrides them).
+#include <complex>
+#include <cstring>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "backend/cpu/thread_pool.hpp"
+#include "ember/error.hpp"
+
+namespace ember::backend {
+
+namespace {
+
+template <class T>
+void scan_rows(ScanOp op, T* out, const T* in, int64_t rows, int64_t len) {
+    host::parallel_range(rows, (int64_t(1) << 15) / (len > 0 ? len : 1), [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+            const T* s = in + r * len;
+            T* d = out + r * len;
+            if (len == 0) continue;
+            T acc = s[0];
+            d[0] = acc;
+            for (int64_t i = 1; i < len; ++i) {
+                acc = op == ScanOp::sum ? T(acc + s[i]) : T(acc * s[i]);
+                d[i] = acc;
+            }
+        }
+    });
+}
+
+void scan_on_host(ScanOp op, DType t, void* out, const void* in, int64_t rows, int64_t len) {
+    switch (t) {
+        case DType::int64:  // modulo 2^64, as NumPy's wrap-around (unsigned: no UB)
+            return scan_rows(op, static_cast<uint64_t*>(out), static_cast<const uint64_t*>(in),
+                             rows, len);
+        case DType::float32:
+            return scan_rows(op, static_cast<float*>(out), static_cast<const float*>(in), rows,
+                             len);
+        case DType::float64:
+            return scan_rows(op, static_cast<double*>(out), static_cast<const double*>(in), rows,
+                             len);
+        case DType::complex64:
+            return scan_rows(op, static_cast<std::complex<float>*>(out),
+                             static_cast<const std::complex<float>*>(in), rows, len);
+        case DType::complex128:
+            return scan_rows(op, static_cast<std::complex<double>*>(out),
+                             static_cast<const std::complex<double>*>(in), rows, len);
+        default:
+            throw TypeError("ember: scan has no loop for dtype " + std::string(name(t)));
+    }
+}
+
+void compact_on_host(char* out, const char* src, const uint8_t* mask, int64_t n, int64_t row,
+                     int isz) {
+    const size_t rb = size_t(row) * size_t(isz);
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        if (!mask[i]) continue;
+        if (src)
+            std::memcpy(out + size_t(k) * rb, src + size_t(i) * rb, rb);
+        else
+            std::memcpy(out + size_t(k) * sizeof(int64_t), &i, sizeof(int64_t));
+        ++k;
+    }
+}
+
+}  // namespace
+
+void Backend::scan(ScanOp op, DType dtype, void* out, const void* in, int64_t rows, int64_t len,
+                   int device) {
+    if (rows <= 0 || len <= 0) return;
+    if (this == &cpu()) return scan_on_host(op, dtype, out, in, rows, len);
+    std::vector<char> h(size_t(rows * len) * size_t(itemsize(dtype)));
+    copy_to_host(h.data(), in, h.size(), device);
+    scan_on_host(op, dtype, h.data(), h.data(), rows, len);
+    copy_from_host(out, h.data(), h.size(), device);
+}
+
+void Backend::compact(void* out, const void* src, const uint8_t* mask, int64_t n, int64_t row,
+                      int itemsize, int device) {
+    if (n <= 0) return;
+    if (this == &cpu())
+        return compact_on_host(static_cast<char*>(out), static_cast<const char*>(src), mask, n, row,
+                               itemsize);
+    std::vector<uint8_t> m(static_cast<size_t>(n));
+    copy_to_host(m.data(), mask, m.size(), device);
+    int64_t count = 0;
+    for (uint8_t b : m)
+        count += b != 0;
+    if (count == 0) return;
+    const size_t rb = src ? size_t(row) * size_t(itemsize) : sizeof(int64_t);
+    std::vector<char> s;
+    if (src) {
+        s.resize(size_t(n) * rb);
+        copy_to_host(s.data(), src, s.size(), device);
+    }
+    std::vector<char> o(size_t(count) * rb);
+    compact_on_host(o.data(), src ? s.data() : nullptr, m.data(), n, row, itemsize);
+    copy_from_host(out, o.data(), o.size(), device);
+}
+
+void Backend::scatter(void* dst, const void* src, const int64_t* offsets, int64_t n, int itemsize,
+                      int64_t lo, int64_t extent, bool unique, int device) {
+    if (n <= 0) return;
+    const size_t isz = size_t(itemsize);
+    if (this == &cpu()) {
+        char* d = static_cast<char*>(dst);
+        const char* s = static_cast<const char*>(src);
+        auto body = [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i)
+                std::memcpy(d + offsets[i] * int64_t(isz), s + size_t(i) * isz, isz);
+        };
+        if (unique)
+            host::parallel_range(n, int64_t(1) << 15, body);
+        else
+            body(0, n);  // in order: the last of repeated offsets wins
+        return;
+    }
+    std::vector<int64_t> off(static_cast<size_t>(n));
+    copy_to_host(off.data(), offsets, size_t(n) * sizeof(int64_t), device);
+    std::vector<char> s(size_t(n) * isz);
+    copy_to_host(s.data(), src, s.size(), device);
+    std::vector<char> d(size_t(extent) * isz);
+    char* dev_dst = static_cast<char*>(dst) + lo * int64_t(isz);
+    copy_to_host(d.data(), dev_dst, d.size(), device);
+    for (int64_t i = 0; i < n; ++i)
+        std::memcpy(d.data() + size_t(off[size_t(i)] - lo) * isz, s.data() + size_t(i) * isz, isz);
+    copy_from_host(dev_dst, d.data(), d.size(), device);
+}
+
+}  // namespace ember::backend

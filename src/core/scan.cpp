@@ -1,0 +1,222 @@
+// Scans (cumsum, cumprod) and mask compaction (nonzero, x[mask]): the front-ends of the backend's
+// scan and compact families, with cumsum's backward (a reversed cumsum of the gradient).
+#include <string>
+
+#include "autograd/record.hpp"
+#include "backend/backend.hpp"
+#include "core/internal.hpp"
+#include "ember/error.hpp"
+#include "ember/ops.hpp"
+
+namespace ember {
+
+namespace {
+
+using backend::ScanOp;
+
+DType scan_default(DType in) {
+    if (in == DType::bool_ || kind(in) == Kind::signed_int) return DType::int64;
+    if (kind(in) == Kind::unsigned_int) return DType::uint64;
+    return in;
+}
+
+// What the backend scans in: integers in 64 bits (the same values modulo 2^n), 16-bit floats in
+// float32.
+DType scan_compute(DType out) {
+    switch (kind(out)) {
+        case Kind::boolean:
+        case Kind::signed_int:
+        case Kind::unsigned_int:
+            return DType::int64;
+        case Kind::floating:
+            return out == DType::float64 ? DType::float64 : DType::float32;
+        case Kind::complex:
+            return out;
+    }
+    return out;
+}
+
+// x reversed along `axis` (a view).
+Array flip_axis(const Array& x, int axis) {
+    std::vector<Index> idx;
+    for (int d = 0; d < axis; ++d)
+        idx.emplace_back(Slice{});
+    idx.emplace_back(Slice{std::nullopt, std::nullopt, int64_t(-1)});
+    return index(x, std::span<const Index>(idx));
+}
+
+Array run_scan(ScanOp op, const Array& x, std::optional<int64_t> axis, std::optional<DType> dtype,
+               const char* who) {
+    if (!x.defined()) throw ValueError(std::string(who) + ": undefined array");
+    const Array src = axis ? x : x.reshape({x.size()});
+    const int ax = axis ? normalize_axis(*axis, src.ndim(), who) : 0;
+    const DType out_t = dtype.value_or(scan_default(x.dtype()));
+    if (is_complex(src.dtype()) && !is_complex(out_t))
+        throw TypeError(std::string(who) + ": cannot accumulate complex values in dtype " +
+                        std::string(name(out_t)));
+    const DType comp = scan_compute(out_t);
+    const int last = src.ndim() - 1;
+    Array moved = ax == last ? src : src.swapaxes(ax, last);
+    Array in = moved.astype(comp, false).contiguous();
+    Array out = Array::empty(in.shape(), comp, x.device());
+    const int64_t len = in.shape()[size_t(last)];
+    if (out.size() > 0)
+        backend::of(x.device(), who)
+            .scan(op, comp, out.data(), in.data(), out.size() / len, len, x.device().index);
+    if (comp != out_t) out = out.astype(out_t);
+    return ax == last ? out : out.swapaxes(ax, last);
+}
+
+class CumsumNode final : public autograd::Node {
+public:
+    CumsumNode(std::optional<int64_t> axis, int ax, Shape xshape)
+        : axis_(axis), ax_(ax), xshape_(std::move(xshape)) {}
+    std::string name() const override { return "CumsumBackward"; }
+    std::string op_name() const override { return "ember.cumsum"; }
+    std::vector<Array> apply(std::vector<Array>&& grads) override {
+        const Array& g = grads[0];
+        Array r = flip_axis(cumsum(flip_axis(g, ax_), int64_t(ax_), g.dtype()), ax_);
+        return {axis_ ? r : r.reshape(xshape_)};
+    }
+
+private:
+    std::optional<int64_t> axis_;
+    int ax_;
+    Shape xshape_;
+};
+
+}  // namespace
+
+Array cumsum(const Array& x, std::optional<int64_t> axis, std::optional<DType> dtype) {
+    const char* who = "ember.cumsum";
+    if (x.defined() && x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]] {
+        Array r;
+        {
+            autograd::NoGradGuard ng;
+            r = run_scan(ScanOp::sum, x, axis, dtype, who);
+        }
+        if (!is_inexact(r.dtype()) || x.ndim() == 0 || r.ndim() == 0) return r;
+        const int ax = axis ? normalize_axis(*axis, x.ndim(), who) : 0;
+        auto node = std::make_shared<CumsumNode>(axis, ax, x.shape());
+        const Array* ins[1] = {&x};
+        autograd::collect_next_edges(*node, std::span<const Array* const>(ins, 1));
+        Array* outs[1] = {&r};
+        autograd::set_history(std::span<Array* const>(outs, 1), node);
+        return r;
+    }
+    return run_scan(ScanOp::sum, x, axis, dtype, who);
+}
+
+Array cumprod(const Array& x, std::optional<int64_t> axis, std::optional<DType> dtype) {
+    const char* who = "ember.cumprod";
+    if (x.defined() && x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]] {
+        Array r;
+        {
+            autograd::NoGradGuard ng;
+            r = run_scan(ScanOp::prod, x, axis, dtype, who);
+        }
+        if (!is_inexact(r.dtype())) return r;
+        const Array* ins[1] = {&x};
+        Array* outs[1] = {&r};
+        autograd::detail::not_implemented(who, std::span<const Array* const>(ins, 1),
+                                          std::span<Array* const>(outs, 1));
+        return r;
+    }
+    return run_scan(ScanOp::prod, x, axis, dtype, who);
+}
+
+namespace {
+
+// x as a contiguous bool mask (x != 0 for other dtypes).
+Array as_mask(const Array& x) {
+    if (x.dtype() == DType::bool_) return x.contiguous();
+    return not_equal(x, Operand(int64_t(0))).contiguous();
+}
+
+int64_t count_true(const Array& mask) {
+    if (mask.size() == 0) return 0;
+    return sum(mask).item<int64_t>();
+}
+
+}  // namespace
+
+Array flatnonzero(const Array& x) {
+    const char* who = "ember.flatnonzero";
+    if (!x.defined()) throw ValueError(std::string(who) + ": undefined array");
+    autograd::NoGradGuard ng;
+    const Array m = as_mask(x.detach());
+    const int64_t count = count_true(m);
+    Array out = Array::empty({count}, DType::int64, x.device());
+    if (count > 0)
+        backend::of(x.device(), who)
+            .compact(out.data(), nullptr, reinterpret_cast<const uint8_t*>(m.data()), m.size(), 1,
+                     8, x.device().index);
+    return out;
+}
+
+std::vector<Array> nonzero(const Array& x) {
+    const char* who = "ember.nonzero";
+    if (!x.defined()) throw ValueError(std::string(who) + ": undefined array");
+    if (x.ndim() == 0)
+        throw ValueError(std::string(who) +
+                         ": nonzero is not defined for 0-d arrays; use atleast_1d(x).nonzero()");
+    autograd::NoGradGuard ng;
+    const Array flat = flatnonzero(x);
+    std::vector<Array> out;
+    if (x.ndim() == 1) {
+        out.push_back(flat);
+        return out;
+    }
+    int64_t inner = x.size() / (x.shape()[0] ? x.shape()[0] : 1);
+    for (int d = 0; d < x.ndim(); ++d) {
+        const int64_t n = x.shape()[size_t(d)];
+        Array q = inner > 1 ? floor_divide(flat, Operand(inner)) : flat;
+        out.push_back(d == 0 ? q : remainder(q, Operand(n)));
+        if (d + 1 < x.ndim()) {
+            const int64_t next = x.shape()[size_t(d + 1)];
+            inner = next ? inner / next : 1;
+        }
+    }
+    return out;
+}
+
+Array compress_mask(const Array& x, const Array& mask) {
+    const char* who = "ember.__getitem__";
+    if (!x.defined() || !mask.defined()) throw ValueError(std::string(who) + ": undefined array");
+    if (mask.device() != x.device())
+        throw ValueError(std::string(who) + ": the mask is on " + mask.device().str() +
+                         " but the array is on " + x.device().str());
+    if (mask.ndim() > x.ndim())
+        throw IndexError("ember: too many indices for array: array is " + std::to_string(x.ndim()) +
+                         "-dimensional, but " + std::to_string(mask.ndim()) + " were indexed");
+    for (int d = 0; d < mask.ndim(); ++d)
+        if (mask.shape()[size_t(d)] != x.shape()[size_t(d)])
+            throw IndexError("ember: boolean index did not match indexed array along axis " +
+                             std::to_string(d) + "; size of axis is " +
+                             std::to_string(x.shape()[size_t(d)]) +
+                             " but size of corresponding boolean axis is " +
+                             std::to_string(mask.shape()[size_t(d)]));
+    autograd::NoGradGuard ng;
+    const Array m = as_mask(mask.detach());
+    const int64_t count = count_true(m);
+    Shape shape{count};
+    int64_t row = 1;
+    for (int d = mask.ndim(); d < x.ndim(); ++d) {
+        shape.push_back(x.shape()[size_t(d)]);
+        row *= x.shape()[size_t(d)];
+    }
+    Array out = Array::empty(shape, x.dtype(), x.device());
+    if (out.size() == 0) return out;
+    const Array src = x.detach().contiguous();
+    if (row > 16 && x.device().type != DeviceType::cpu) {
+        // Long rows: one thread per selected row would copy it alone; gather them instead.
+        const Array pos = flatnonzero(m);
+        return take(src.reshape({m.size(), row}), pos, int64_t(0)).reshape(shape);
+    }
+    backend::of(x.device(), who)
+        .compact(out.data(), src.data(), reinterpret_cast<const uint8_t*>(m.data()), m.size(), row,
+                 int(x.itemsize()), x.device().index);
+    return out;
+}
+
+}  // namespace ember

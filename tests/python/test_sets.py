@@ -1,0 +1,193 @@
+"""unique_* / unique, isin, intersect1d, union1d, setdiff1d, bincount, histogram, digitize and
+interp against NumPy on both devices, with NaN, -0.0, empty and multi-dimensional inputs."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+import pytest
+from _helpers import to_numpy
+
+RNG = np.random.default_rng(9)
+
+
+def em(a, device):
+    return ember.asarray(np.asarray(a), device=device)
+
+
+def eq(got, want):
+    got, want = to_numpy(got), np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_array_equal(got, want)
+
+
+def data(dtype, n=40):
+    if np.dtype(dtype).kind in "iu":
+        return RNG.integers(0, 7, n).astype(dtype)
+    if np.dtype(dtype).kind == "b":
+        return RNG.integers(0, 2, n).astype(bool)
+    a = RNG.integers(-3, 4, n).astype(dtype)
+    a[::7] = np.nan
+    a[1] = -0.0
+    return a
+
+
+DTYPES = ["bool", "int8", "uint16", "int64", "float32", "float64"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unique_family(device, dtype):
+    a = data(dtype).reshape(5, 8)
+    x = em(a, device)
+    # the Array API's: every NaN distinct (ember's values come sorted, which the standard allows)
+    eq(ember.unique_values(x), np.unique(a, equal_nan=False))
+    v, c = ember.unique_counts(x)
+    wv, wc = np.unique(a, return_counts=True, equal_nan=False)
+    eq(v, wv)
+    eq(c, wc)
+    v, inv = ember.unique_inverse(x)
+    assert inv.shape == a.shape
+    back = to_numpy(v)[to_numpy(inv)]
+    np.testing.assert_array_equal(back, a)
+    v, idx, inv, c = ember.unique_all(x)
+    wv, widx, winv, wc = np.unique(a, True, True, True, equal_nan=False)
+    eq(v, wv)
+    eq(idx, widx)
+    eq(c, wc)
+    np.testing.assert_array_equal(to_numpy(v)[to_numpy(inv)], a)
+    # NumPy's unique: one NaN
+    eq(ember.unique(x), np.unique(a))
+    got = ember.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    for g, w in zip(got, np.unique(a, True, True, True), strict=True):
+        eq(g, w.reshape(g.shape) if w.ndim else w)
+
+
+def test_unique_edge_cases(device):
+    eq(ember.unique_values(ember.zeros(0, device=device)), np.zeros(0))
+    v, c = ember.unique_counts(em(5.0, device))
+    eq(v, [5.0])
+    eq(c, [1])
+    v, inv = ember.unique_inverse(em(np.float64(3), device))
+    assert inv.shape == ()
+    eq(ember.unique(em([0.0, -0.0, 0.0], device)), [0.0])
+    a = RNG.integers(0, 3, (6, 3))
+    a[4] = a[1]
+    for axis in [0, 1, -1]:
+        got = ember.unique(em(a, device), return_index=True, return_counts=True, axis=axis)
+        want = np.unique(a, return_index=True, return_counts=True, axis=axis)
+        for g, w in zip(got, want, strict=True):
+            eq(g, w)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float64"])
+def test_isin_and_set_ops(device, dtype):
+    a, b = data(dtype, 30).reshape(5, 6), data(dtype, 11)
+    x, y = em(a, device), em(b, device)
+    eq(ember.isin(x, y), np.isin(a, b))
+    eq(ember.isin(x, y, invert=True), np.isin(a, b, invert=True))
+    eq(ember.isin(x, ember.zeros(0, dtype=x.dtype, device=device)), np.zeros(a.shape, bool))
+    eq(ember.isin(x, 3), np.isin(a, 3))
+    eq(ember.union1d(x, y), np.union1d(a, b))
+    eq(ember.intersect1d(x, y), np.intersect1d(a, b))
+    both, ia, ib = ember.intersect1d(x, y, return_indices=True)
+    wb, wia, wib = np.intersect1d(a, b, return_indices=True)
+    eq(both, wb)
+    eq(ia, wia)
+    eq(ib, wib)
+    eq(ember.setdiff1d(x, y), np.setdiff1d(a, b))
+    u = np.unique(a)
+    eq(ember.setdiff1d(em(u, device), y, assume_unique=True), np.setdiff1d(u, b, True))
+
+
+def test_bincount(device):
+    a = RNG.integers(0, 9, 50)
+    x = em(a, device)
+    eq(ember.bincount(x), np.bincount(a))
+    eq(ember.bincount(x, minlength=20), np.bincount(a, minlength=20))
+    w = RNG.standard_normal(50)
+    np.testing.assert_allclose(
+        to_numpy(ember.bincount(x, weights=em(w, device))), np.bincount(a, weights=w), rtol=1e-12
+    )
+    eq(ember.bincount(em(np.zeros(0, np.int64), device), minlength=3), np.zeros(3, np.int64))
+    with pytest.raises(ValueError, match="ember.bincount: the values must be non-negative"):
+        ember.bincount(em([1, -2], device))
+    with pytest.raises(TypeError, match="ember.bincount: expected integers"):
+        ember.bincount(em([1.0], device))
+
+
+@pytest.mark.parametrize("bins", [10, 3, 1, [0.0, 0.5, 2.0, 3.5]])
+def test_histogram(device, bins):
+    a = RNG.standard_normal(200) * 2
+    a[:3] = [0.0, 0.5, 2.0]
+    x = em(a, device)
+    for kw in [{}, {"range": (-1.0, 2.0)}, {"density": True}]:
+        if not isinstance(bins, int) and "range" in kw:
+            continue
+        b = bins if isinstance(bins, int) else em(bins, device)
+        h, e = ember.histogram(x, bins=b, **kw)
+        wh, we = np.histogram(a, bins=bins, **kw)
+        np.testing.assert_allclose(to_numpy(e), we, rtol=1e-12)
+        np.testing.assert_allclose(to_numpy(h), wh, rtol=1e-12)
+        assert to_numpy(h).dtype == wh.dtype
+    w = RNG.random(200)
+    h, _ = ember.histogram(
+        x, bins=bins if isinstance(bins, int) else em(bins, device), weights=em(w, device)
+    )
+    np.testing.assert_allclose(to_numpy(h), np.histogram(a, bins=bins, weights=w)[0], rtol=1e-12)
+
+
+def test_histogram_errors(device):
+    x = ember.ones(4, device=device)
+    with pytest.raises(ValueError, match="ember.histogram: bins must be a positive"):
+        ember.histogram(x, bins=0)
+    with pytest.raises(ValueError, match="ember.histogram: range must be finite"):
+        ember.histogram(x, range=(2.0, 1.0))
+    with pytest.raises(ValueError, match="increase monotonically"):
+        ember.histogram(x, bins=em([0.0, 2.0, 1.0], device))
+    h, e = ember.histogram(x)  # one value: the range widens by 0.5 each way
+    wh, we = np.histogram(np.ones(4))
+    eq(h, wh)
+    np.testing.assert_allclose(to_numpy(e), we)
+
+
+def test_digitize(device):
+    a = RNG.standard_normal(30)
+    a[:2] = [0.0, 1.0]
+    bins = np.array([-1.0, 0.0, 0.5, 1.0])
+    for b in [bins, bins[::-1]]:
+        for right in [False, True]:
+            eq(
+                ember.digitize(em(a, device), em(b, device), right=right),
+                np.digitize(a, b, right=right),
+            )
+    with pytest.raises(ValueError, match="monotonically"):
+        ember.digitize(em(a, device), em([0.0, 2.0, 1.0], device))
+
+
+def test_interp(device):
+    xp = np.array([0.0, 1.0, 2.5, 4.0])
+    fp = np.array([1.0, -2.0, 0.5, 3.0])
+    x = np.array([-1.0, 0.0, 0.3, 1.0, 2.0, 2.5, 3.9, 4.0, 7.0, np.nan])
+    eq(ember.interp(em(x, device), em(xp, device), em(fp, device)), np.interp(x, xp, fp))
+    np.testing.assert_allclose(
+        to_numpy(ember.interp(em(x, device), em(xp, device), em(fp, device), left=-9, right=9)),
+        np.interp(x, xp, fp, left=-9, right=9),
+        rtol=1e-12,
+    )
+    np.testing.assert_allclose(
+        to_numpy(ember.interp(em(x[:-1] * 3, device), em(xp, device), em(fp, device), period=4.5)),
+        np.interp(x[:-1] * 3, xp, fp, period=4.5),
+        rtol=1e-12,
+    )
+    cf = fp + 1j * fp[::-1]
+    np.testing.assert_allclose(
+        to_numpy(ember.interp(em(x[:-1], device), em(xp, device), em(cf, device))),
+        np.interp(x[:-1], xp, cf),
+        rtol=1e-12,
+    )
+    eq(
+        ember.interp(em(x[:-1], device), em([1.0], device), em([5.0], device)),
+        np.interp(x[:-1], [1.0], [5.0]),
+    )
+    with pytest.raises(ValueError, match="ember.interp: xp and fp must be 1-D"):
+        ember.interp(em(x, device), em(xp, device), em(fp[:2], device))
