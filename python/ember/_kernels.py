@@ -68,7 +68,11 @@ def _options(options, who):
     return tuple(options)
 
 
-def _check_backend(backend, jitify, who):
+def _check_backend(backend, jitify, who, translate_cucomplex=False, cooperative=False):
+    if translate_cucomplex:
+        raise ValueError(f"{who}: translate_cucomplex=True is not supported")
+    if cooperative:
+        raise ValueError(f"{who}: enable_cooperative_groups=True is not supported")
     if backend != "nvrtc":
         raise ValueError(f"{who}: backend {backend!r} is not supported (only 'nvrtc')")
     if jitify:
@@ -101,7 +105,7 @@ class RawModule:
             raise TypeError(f"{who}: give exactly one of code and path")
         if code is not None and not isinstance(code, str):
             raise TypeError(f"{who}: code must be a str, got {type(code).__name__}")
-        _check_backend(backend, jitify, who)
+        _check_backend(backend, jitify, who, translate_cucomplex, enable_cooperative_groups)
         self._options = _options(options, who)
         if name_expressions is None:
             name_expressions = ()
@@ -197,7 +201,14 @@ class RawKernel:
     ):
         if not isinstance(name, str) or not name:
             raise TypeError(f"ember.RawKernel: name must be a non-empty str, got {name!r}")
-        module = RawModule(code=code, options=options, backend=backend, jitify=jitify)
+        module = RawModule(
+            code=code,
+            options=options,
+            backend=backend,
+            translate_cucomplex=translate_cucomplex,
+            enable_cooperative_groups=enable_cooperative_groups,
+            jitify=jitify,
+        )
         module._name = name
         self._init(module, name)
 
@@ -540,12 +551,6 @@ def _stream_ctx(stream):
     return cuda.stream(stream)
 
 
-class _Plan:
-    """One call of an ElementwiseKernel: resolved types, outputs, source and launch arguments."""
-
-    __slots__ = ("types", "outs", "shape", "source", "args", "n", "device")
-
-
 class ElementwiseKernel:
     """An elementwise kernel from a C++ snippet, with CuPy's semantics.
 
@@ -745,6 +750,11 @@ class ElementwiseKernel:
         arguments may be CPU arrays; only their dtypes and shapes are used)."""
         types, given, _, shape, _ = self._plan_meta(args, size)
         return self._generate(types, given, shape, with_values=False)[0]
+
+    def _launch_args(self, *args, size=None):
+        """(source, kernel arguments) of a call, without launching (CPU arrays are fine)."""
+        types, given, _, shape, _ = self._plan_meta(args, size)
+        return self._generate(types, given, shape)[:2]
 
     def _plan_meta(self, args, size):
         # Like _plan, but CPU arrays are fine and outputs are not allocated.
@@ -1104,6 +1114,13 @@ class ReductionKernel:
             args, out, axis, keepdims, allocate=False
         )
         return self._generate(types, given, shape, axes, kept, nred, with_values=False)[0]
+
+    def _launch_args(self, *args, out=None, axis=None, keepdims=False):
+        """(source, kernel arguments) of a call, without launching (CPU arrays are fine)."""
+        types, given, shape, axes, kept, nred, _, _ = self._prepare(
+            args, out, axis, keepdims, allocate=False
+        )
+        return self._generate(types, given, shape, axes, kept, nred)[:2]
 
     def __call__(self, *args, out=None, axis=None, keepdims=False, stream=None):
         types, given, shape, axes, kept, nred, nout, dev = self._prepare(

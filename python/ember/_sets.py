@@ -55,13 +55,16 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: object
 
 
-def _groups(x, equal_nan=False):
-    """The flattened x sorted (stably), the permutation that sorts it, and the mask of the
-    first element of each run of equal values."""
+def _groups(x, equal_nan=False, need_perm=True):
+    """The flattened x sorted (stably), the permutation that sorts it (None unless
+    need_perm), and the mask of the first element of each run of equal values."""
     em = _ember()
     flat = x.reshape((-1,))
-    perm = em.argsort(flat, stable=True)
-    s = em.take(flat, perm)
+    if need_perm:
+        perm = em.argsort(flat, stable=True)
+        s = em.take(flat, perm)
+    else:
+        perm, s = None, em.sort(flat)
     n = s.shape[0]
     first = em.ones(n, dtype=em.bool, device=x.device)
     if n > 1:
@@ -89,14 +92,14 @@ def _inverse(first, perm, shape):
 def unique_values(x, /):
     """The distinct values of x, sorted (flattened)."""
     x = _asarray(x)
-    s, _, first = _groups(x)
+    s, _, first = _groups(x, need_perm=False)
     return s[first]
 
 
 def unique_counts(x, /):
     """(values, counts): the distinct values and how often each occurs."""
     x = _asarray(x)
-    s, _, first = _groups(x)
+    s, _, first = _groups(x, need_perm=False)
     _, counts = _starts_and_counts(first, s.shape[0], x.device)
     return UniqueCountsResult(s[first], counts)
 
@@ -134,8 +137,10 @@ def unique(
     x = _asarray(ar)
     if axis is not None:
         return _unique_axis(x, axis, return_index, return_inverse, return_counts)
-    s, perm, first = _groups(x, equal_nan=equal_nan)
+    s, perm, first = _groups(x, equal_nan=equal_nan, need_perm=return_index or return_inverse)
     out = [s[first]]
+    if not (return_index or return_inverse or return_counts):
+        return out[0]
     starts, counts = _starts_and_counts(first, s.shape[0], x.device)
     if return_index:
         out.append(em.take(perm, starts))

@@ -228,12 +228,19 @@ void dims(nb::handle h, unsigned out[3], const char* what, const std::string& wh
 
 void* stream_handle(nb::handle s, const std::string& who) {
     if (s.is_none()) return nullptr;
-    PyObject* o = s.ptr();
-    if (PyLong_Check(o) && !PyBool_Check(o)) return reinterpret_cast<void*>(PyLong_AsSize_t(o));
+    auto as_handle = [&](PyObject* o) -> void* {
+        const size_t v = PyLong_AsSize_t(o);
+        if (v == size_t(-1) && PyErr_Occurred()) {
+            PyErr_Clear();
+            throw ValueError(who + ": bad stream handle " + nb::repr(s).c_str());
+        }
+        return reinterpret_cast<void*>(v);
+    };
+    if (PyLong_Check(s.ptr()) && !PyBool_Check(s.ptr())) return as_handle(s.ptr());
     for (const char* attr : {"handle", "ptr", "cuda_stream"})
         if (nb::hasattr(s, attr)) {
             nb::object v = s.attr(attr);
-            if (PyLong_Check(v.ptr())) return reinterpret_cast<void*>(PyLong_AsSize_t(v.ptr()));
+            if (PyLong_Check(v.ptr())) return as_handle(v.ptr());
         }
     throw TypeError(who +
                     ": stream must be an ember.cuda.Stream, a stream handle (int) or None, got " +
@@ -279,6 +286,40 @@ void bind_kernels(nb::module_& root) {
         nb::arg("source"), nb::arg("name"), nb::arg("options"), nb::arg("name_expressions"),
         nb::arg("arch"));
     m.def("include_dirs", &user::include_dirs);
+    m.def(
+        "compile_ptx",
+        [](const std::string& source, const std::string& name, int arch) {
+            nb::gil_scoped_release r;
+            return user::compile_ptx(source, name, arch);
+        },
+        nb::arg("source"), nb::arg("name"), nb::arg("arch"));
+    m.def(
+        "arg_sizes",
+        [](nb::handle args) {
+            // The bytes each argument passes as (a Python int or float: 8).
+            Packed p;
+            pack(p, args, nullptr, "ember.RawKernel");
+            std::vector<size_t> sizes;
+            PyObject** items = PySequence_Fast_ITEMS(args.ptr());
+            for (int i = 0; i < p.n; ++i) {
+                nb::handle h(items[i]);
+                size_t n = 8;
+                if (PyBool_Check(h.ptr()))
+                    n = 1;
+                else if (PyComplex_Check(h.ptr()))
+                    n = 16;
+                else if (!is_ndarray(h) && !PyLong_Check(h.ptr()) && !PyFloat_Check(h.ptr())) {
+                    Py_buffer view;
+                    if (PyObject_GetBuffer(h.ptr(), &view, PyBUF_SIMPLE) == 0) {
+                        n = size_t(view.len);
+                        PyBuffer_Release(&view);
+                    }
+                }
+                sizes.push_back(n);
+            }
+            return sizes;
+        },
+        nb::arg("args"));
     m.def("device_arch", &user::device_arch, nb::arg("device"));
     m.def("multiprocessor_count", &user::multiprocessor_count, nb::arg("device"));
     m.def(

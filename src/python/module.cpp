@@ -8,7 +8,7 @@
 
 namespace ember::python {
 
-void bind_rows(nb::module_& m);  // src/python/rows.cpp
+void bind_rows(nb::module_& m);     // src/python/rows.cpp
 void bind_kernels(nb::module_& m);  // src/python/kernels.cpp
 namespace {
 

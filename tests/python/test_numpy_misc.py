@@ -292,12 +292,14 @@ def test_choose_compress_extract_place_put(device):
     same(y, b)
 
 
-@pytest.mark.filterwarnings("ignore:Arrays of 2-dimensional vectors:DeprecationWarning")
 def test_cross_windows_edges(device):
     u, v = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
     same(ember.cross(em(u, device), em(v, device)), np.cross(u, v))
-    same(ember.cross(em(u[:, :2], device), em(v[:, :2], device)), np.cross(u[:, :2], v[:, :2]))
-    same(ember.cross(em(u[:, :2], device), em(v, device)), np.cross(u[:, :2], v))
+    # 2-vectors (NumPy 2.x deprecated, newer NumPy refuses them): the z components
+    u2, v2 = u[:, :2], v[:, :2]
+    same(ember.cross(em(u2, device), em(v2, device)), u2[:, 0] * v2[:, 1] - u2[:, 1] * v2[:, 0])
+    u3 = np.concatenate([u2, np.zeros((4, 1))], axis=1)
+    same(ember.cross(em(u2, device), em(v, device)), np.cross(u3, v))
     same(ember.cross(em(u.T, device), em(v.T, device), axis=0), np.cross(u.T, v.T, axis=0))
     for name in ["bartlett", "hanning", "hamming", "blackman"]:
         for m in [0, 1, 2, 7]:

@@ -4,6 +4,8 @@ NVRTC when it loads, no GPU needed), launches against NumPy on a CUDA device."""
 
 from __future__ import annotations
 
+import re
+
 import ember
 import numpy as np
 import pytest
@@ -93,6 +95,10 @@ def test_construction_checks():
         ember.RawModule(code=VEC_ADD, path="x.cubin")
     with pytest.raises(TypeError, match="name_expressions"):
         ember.RawModule(code=TEMPLATED, name_expressions="axpy<float>")
+    with pytest.raises(ValueError, match="cooperative"):
+        ember.RawKernel(VEC_ADD, "vec_add", enable_cooperative_groups=True)
+    with pytest.raises(ValueError, match="translate_cucomplex"):
+        ember.RawModule(code=VEC_ADD, translate_cucomplex=True)
     k = ember.RawKernel(VEC_ADD, "vec_add", options=("-DX=1",))
     assert k.name == "vec_add" and k.code == VEC_ADD and k.options == ("-DX=1",)
 
@@ -643,3 +649,81 @@ def test_reduction_variants():
     out = ember.empty(5, dtype="int32", device="cuda")
     assert mx(gpu(ints), axis=1, out=out) is out
     np.testing.assert_array_equal(host(out), ints.max(axis=1))
+
+
+def _ptx_param_sizes(source, name):
+    ptx = _core._kernels.compile_ptx(source, name, 90)
+    m = re.search(r"\.entry\s+" + name + r"\s*\((.*?)\)", ptx, re.S)
+    assert m, ptx[:2000]
+    sizes = []
+    for decl in m.group(1).split(","):
+        d = re.search(r"\.param\s+(?:\.align\s+\d+\s+)?\.[a-z]+(\d+)\s+\w+(?:\[(\d+)\])?", decl)
+        sizes.append(int(d.group(1)) // 8 * int(d.group(2) or 1))
+    return sizes
+
+
+@needs_nvrtc
+def test_generated_arguments_match_kernel_parameters():
+    # What the launch passes (sizes of the packed arguments) against the compiled kernel's
+    # parameters (read from its PTX): checks the by-value structs without a GPU.
+    x = _arr("float32", (4, 6))
+    cases = [
+        (_sq(), (x, x)),
+        (_sq(), (x[:, ::2], _arr("float32", (3,)))),
+        (_sq(), (x.T, 2.5)),
+        (
+            ember.ElementwiseKernel(
+                "T x, raw U w, float32 a, bool b, int8 c", "T z", "z = x + w[i] * a + b + c", "mix"
+            ),
+            (_arr("float16", (3, 4))[:, ::2], _arr("int64", (3, 4)).T, 2.0, True, 3),
+        ),
+        (
+            ember.ElementwiseKernel("T x, T s", "T z", "z = x * s", "scale_b"),
+            (_arr("bfloat16", (5,)), 2.0),
+        ),
+        (
+            ember.ElementwiseKernel("T x, T s", "T z", "z = x * s", "scale_c"),
+            (_arr("complex128", (2, 3))[:, 1:], 1j),
+        ),
+        (
+            ember.ElementwiseKernel("T x, float16 s", "T z", "z = x * s", "scale_h"),
+            (_arr("float16", (7,)), 0.5),
+        ),
+    ]
+    for k, args in cases:
+        src, kargs = k._launch_args(*args)
+        assert _core._kernels.arg_sizes(list(kargs)) == _ptx_param_sizes(src, k.name), k.name
+    size_only = ember.ElementwiseKernel("raw T x", "raw T y", "y[i] = x[i] + 1", "raw_only")
+    src, kargs = size_only._launch_args(_arr("float32", (5,)), _arr("float32", (5,)), size=5)
+    assert _core._kernels.arg_sizes(list(kargs)) == _ptx_param_sizes(src, "raw_only")
+    l2 = ember.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
+    dot = ember.ReductionKernel(
+        "T x, T y, raw T w, float64 s", "T z", "x * y * s", "a + b", "z = a + w[0]", "0", "dotw"
+    )
+    y = _arr("float64", (4, 5, 6))
+    for k, args, kw in [
+        (l2, (y,), {"axis": 1}),
+        (l2, (y,), {}),
+        (l2, (y[:, ::2],), {"axis": (0, 2), "keepdims": True}),
+        (l2, (y,), {"axis": ()}),
+        (dot, (y, _arr("float64", (6,)), _arr("float64", (3,)), 2), {"axis": -1}),
+    ]:
+        src, kargs = k._launch_args(*args, **kw)
+        assert _core._kernels.arg_sizes(list(kargs)) == _ptx_param_sizes(src, k.name), k.name
+
+
+@needs_nvrtc
+def test_user_modules_share_the_kernel_cache(tmp_path):
+    import os
+
+    src = f'extern "C" __global__ void cached() {{}}  // {tmp_path}'  # new to every cache
+    d = ember.cuda.kernel_cache_dir()
+    before = set(os.listdir(d)) if d and os.path.isdir(d) else set()
+    stats = ember.cuda.kernel_cache_stats()
+    image1, _ = _core._kernels.compile(src, "cached", [], [], 90)
+    image2, _ = _core._kernels.compile(src, "cached", [], [], 90)  # the memory cache's
+    assert image1 == image2
+    if d:  # one new entry in ember's on-disk kernel cache
+        assert len(set(os.listdir(d)) - before) >= 1
+    # compiles for an explicit architecture (no device) stay out of the process counters
+    assert ember.cuda.kernel_cache_stats()["compiles"] == stats["compiles"]

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -27,6 +29,8 @@ namespace {
 struct ExtraApi {
     nvrtcResult (*nvrtcAddNameExpression)(nvrtcProgram, const char*) = nullptr;
     nvrtcResult (*nvrtcGetLoweredName)(nvrtcProgram, const char*, const char**) = nullptr;
+    nvrtcResult (*nvrtcGetPTXSize)(nvrtcProgram, size_t*) = nullptr;
+    nvrtcResult (*nvrtcGetPTX)(nvrtcProgram, char*) = nullptr;
     CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
     CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t*, size_t*) = nullptr;
 };
@@ -46,6 +50,10 @@ const ExtraApi& extra() {
                     dlsym(lib, "nvrtcAddNameExpression"));
                 e.nvrtcGetLoweredName = reinterpret_cast<decltype(e.nvrtcGetLoweredName)>(
                     dlsym(lib, "nvrtcGetLoweredName"));
+                e.nvrtcGetPTXSize =
+                    reinterpret_cast<decltype(e.nvrtcGetPTXSize)>(dlsym(lib, "nvrtcGetPTXSize"));
+                e.nvrtcGetPTX =
+                    reinterpret_cast<decltype(e.nvrtcGetPTX)>(dlsym(lib, "nvrtcGetPTX"));
             }
         }
         if (const DriverApi* dr = driver()) {
@@ -237,7 +245,7 @@ std::string program_log(const NvrtcApi& api, nvrtcProgram prog) {
 
 CompiledModule run_nvrtc(const NvrtcApi& api, const std::string& source, const std::string& name,
                          const std::vector<std::string>& opts,
-                         const std::vector<std::string>& name_expressions) {
+                         const std::vector<std::string>& name_expressions, bool ptx = false) {
     const ExtraApi& ex = extra();
     if (!name_expressions.empty() && (!ex.nvrtcAddNameExpression || !ex.nvrtcGetLoweredName))
         throw Error("ember.RawModule: this NVRTC lacks nvrtcAddNameExpression");
@@ -265,6 +273,17 @@ CompiledModule run_nvrtc(const NvrtcApi& api, const std::string& source, const s
                            number_lines(source) + "--- NVRTC log ---\n" + program_log(api, g.prog));
     CompiledModule m;
     size_t n = 0;
+    if (ptx) {
+        if (!ex.nvrtcGetPTXSize || !ex.nvrtcGetPTX) throw Error("this NVRTC lacks nvrtcGetPTX");
+        if ((r = ex.nvrtcGetPTXSize(g.prog, &n)) != NVRTC_SUCCESS)
+            throw Error(std::string("nvrtcGetPTXSize failed: ") + api.nvrtcGetErrorString(r));
+        m.image.assign(n, '\0');
+        if ((r = ex.nvrtcGetPTX(g.prog, m.image.data())) != NVRTC_SUCCESS)
+            throw Error(std::string("nvrtcGetPTX failed: ") + api.nvrtcGetErrorString(r));
+        while (!m.image.empty() && m.image.back() == '\0')
+            m.image.pop_back();
+        return m;
+    }
     if ((r = api.nvrtcGetCUBINSize(g.prog, &n)) != NVRTC_SUCCESS || n == 0)
         throw Error(std::string("nvrtcGetCUBINSize failed (a virtual architecture such as "
                                 "compute_XX gives no cubin; use sm_XX): ") +
@@ -297,6 +316,15 @@ std::vector<std::string> include_dirs() {
 
 int device_arch(int device) { return state(device).arch; }
 
+std::string compile_ptx(const std::string& source, const std::string& name, int arch) {
+    const NvrtcApi* nv = nvrtc();
+    if (!nv) throw Error("ember: cannot compile CUDA kernels: " + nvrtc_unavailable_reason());
+    std::vector<std::string> opts = {"--gpu-architecture=compute_" + std::to_string(arch)};
+    for (const std::string& d : include_dirs())
+        opts.push_back("-I" + d);
+    return run_nvrtc(*nv, source, name, opts, {}, true).image;
+}
+
 int multiprocessor_count(int device) { return state(device).props.multi_processor_count; }
 
 std::shared_ptr<const CompiledModule> compile(const std::string& source, const std::string& name,
@@ -305,6 +333,9 @@ std::shared_ptr<const CompiledModule> compile(const std::string& source, const s
                                               int arch) {
     const NvrtcApi* nv = nvrtc();
     if (!nv) throw Error("ember: cannot compile CUDA kernels: " + nvrtc_unavailable_reason());
+    // Compiles for an explicit architecture need no device (tests, tools) and stay out of the
+    // process's kernel cache counters, which count the work done for this process's devices.
+    const bool counted = arch <= 0;
     if (arch <= 0) arch = device_arch(-1);
     std::vector<std::string> opts;
     if (!names_arch(options)) opts.push_back("--gpu-architecture=sm_" + std::to_string(arch));
@@ -328,7 +359,7 @@ std::shared_ptr<const CompiledModule> compile(const std::string& source, const s
     {
         std::lock_guard lk(compiled_mu);
         if (auto it = compiled.find(key); it != compiled.end()) {
-            c.memory_hits.fetch_add(1, std::memory_order_relaxed);
+            if (counted) c.memory_hits.fetch_add(1, std::memory_order_relaxed);
             return it->second;
         }
     }
@@ -337,20 +368,28 @@ std::shared_ptr<const CompiledModule> compile(const std::string& source, const s
     if (std::optional<std::string> blob = disk_cache().load(key, &rejected)) {
         if (std::optional<CompiledModule> got = from_blob(*blob)) {
             m = std::make_shared<const CompiledModule>(std::move(*got));
-            c.disk_hits.fetch_add(1);
+            if (counted) c.disk_hits.fetch_add(1);
         } else {
             rejected = true;
         }
     }
-    if (rejected) c.disk_rejects.fetch_add(1);
+    if (rejected && counted) c.disk_rejects.fetch_add(1);
     if (!m) {
+        static const bool dump = [] {
+            const char* e = std::getenv("EMBER_DUMP_SOURCE");
+            return e && *e && std::strcmp(e, "0") != 0;
+        }();
+        if (dump)
+            std::fprintf(stderr, "--- ember: source of %s ---\n%s\n", name.c_str(), source.c_str());
         const auto t0 = std::chrono::steady_clock::now();
         m = std::make_shared<const CompiledModule>(
             run_nvrtc(*nv, source, name, opts, name_expressions));
-        c.compile_us.fetch_add(uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
-                                            std::chrono::steady_clock::now() - t0)
-                                            .count()));
-        c.compiles.fetch_add(1);
+        if (counted) {
+            c.compile_us.fetch_add(uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
+                                                std::chrono::steady_clock::now() - t0)
+                                                .count()));
+            c.compiles.fetch_add(1);
+        }
         disk_cache().store(key, to_blob(*m));
     }
     std::lock_guard lk(compiled_mu);

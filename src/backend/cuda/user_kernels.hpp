@@ -28,6 +28,9 @@ std::shared_ptr<const CompiledModule> compile(const std::string& source, const s
                                               const std::vector<std::string>& name_expressions,
                                               int arch);
 
+// The PTX of `source` for compute_<arch>, uncached (tests read kernel parameters from it).
+std::string compile_ptx(const std::string& source, const std::string& name, int arch);
+
 // The compute capability of `device` as major*10+minor (ValueError without CUDA).
 int device_arch(int device);
 // -I directories handed to NVRTC for user code (the CUDA toolkit's include and CCCL's).
