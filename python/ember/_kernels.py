@@ -551,6 +551,18 @@ def _stream_ctx(stream):
     return cuda.stream(stream)
 
 
+def _check_texts(kind, name, **texts):
+    """The error prefix of a kernel `kind` named `name`, after checking that the name is a C
+    identifier and every code fragment a str."""
+    if not isinstance(name, str) or not _IDENT.match(name):
+        raise ValueError(f"{kind}: name must be a C identifier, got {name!r}")
+    who = f"{kind} {name!r}"
+    for what, v in texts.items():
+        if not isinstance(v, str):
+            raise TypeError(f"{who}: {what} must be a str, got {type(v).__name__}")
+    return who
+
+
 class ElementwiseKernel:
     """An elementwise kernel from a C++ snippet, with CuPy's semantics.
 
@@ -576,17 +588,14 @@ class ElementwiseKernel:
         after_loop="",
         options=(),
     ):
-        who = f"ember.ElementwiseKernel {name!r}"
-        if not isinstance(name, str) or not _IDENT.match(name):
-            raise ValueError(f"ember.ElementwiseKernel: name must be a C identifier, got {name!r}")
-        for what, v in (
-            ("operation", operation),
-            ("preamble", preamble),
-            ("loop_prep", loop_prep),
-            ("after_loop", after_loop),
-        ):
-            if not isinstance(v, str):
-                raise TypeError(f"{who}: {what} must be a str, got {type(v).__name__}")
+        who = _check_texts(
+            "ember.ElementwiseKernel",
+            name,
+            operation=operation,
+            preamble=preamble,
+            loop_prep=loop_prep,
+            after_loop=after_loop,
+        )
         self.in_params = _parse_params(in_params, who)
         self.out_params = _parse_params(out_params, who)
         _check_names(self.in_params, self.out_params, who)
@@ -855,17 +864,14 @@ class ReductionKernel:
         preamble="",
         options=(),
     ):
-        who = f"ember.ReductionKernel {name!r}"
-        if not isinstance(name, str) or not _IDENT.match(name):
-            raise ValueError(f"ember.ReductionKernel: name must be a C identifier, got {name!r}")
-        for what, v in (
-            ("map_expr", map_expr),
-            ("reduce_expr", reduce_expr),
-            ("post_map_expr", post_map_expr),
-            ("preamble", preamble),
-        ):
-            if not isinstance(v, str):
-                raise TypeError(f"{who}: {what} must be a str, got {type(v).__name__}")
+        who = _check_texts(
+            "ember.ReductionKernel",
+            name,
+            map_expr=map_expr,
+            reduce_expr=reduce_expr,
+            post_map_expr=post_map_expr,
+            preamble=preamble,
+        )
         if identity is not None and not isinstance(identity, str):
             identity = str(identity)
         self.in_params = _parse_params(in_params, who)

@@ -19,51 +19,37 @@ namespace {
 using backend::RowsCall;
 using backend::RowsOp;
 
-// The kernel's by-value argument; the device text declares the same layout (8-byte fields).
-struct RowsArgs {
-    const void* x;
-    const void* y;
-    const void* dy;
-    void* out;
-    const long long* target;
-    const void* weight;
-    void* loss;
-    void* weight_out;
-    void* row_max;
-    void* logsum;
-    const void* dloss;
-    const void* gamma;
-    const void* beta;
-    void* mean;
-    void* rstd;
-    void* dgamma;
-    void* dbeta;
-    long long rows, n, ignore_index, parts;
+// The kernel's by-value argument, declared once for the host and (as text) for the device
+// (8-byte fields, so both sides lay it out alike).
+#define EMBER_ROWS_ARGS_FIELDS              \
+    const void* x;                          \
+    const void* y;                          \
+    const void* dy;                         \
+    void* out;                              \
+    const long long* target;                \
+    const void* weight;                     \
+    void* loss;                             \
+    void* weight_out;                       \
+    void* row_max;                          \
+    void* logsum;                           \
+    const void* dloss;                      \
+    const void* gamma;                      \
+    const void* beta;                       \
+    void* mean;                             \
+    void* rstd;                             \
+    void* dgamma;                           \
+    void* dbeta;                            \
+    long long rows, n, ignore_index, parts; \
     double label_smoothing, eps;
+#define EMBER_ROWS_TEXT(...) #__VA_ARGS__
+#define EMBER_ROWS_XTEXT(...) EMBER_ROWS_TEXT(__VA_ARGS__)
+struct RowsArgs {
+    EMBER_ROWS_ARGS_FIELDS
 };
+constexpr std::string_view rows_args_text =
+    "struct RowsArgs { " EMBER_ROWS_XTEXT(EMBER_ROWS_ARGS_FIELDS) " };\n";
 
 constexpr std::string_view rows_body = R"EMBER_ROWS(
-struct RowsArgs {
-    const void* x;
-    const void* y;
-    const void* dy;
-    void* out;
-    const long long* target;
-    const void* weight;
-    void* loss;
-    void* weight_out;
-    void* row_max;
-    void* logsum;
-    const void* dloss;
-    const void* gamma;
-    const void* beta;
-    void* mean;
-    void* rstd;
-    void* dgamma;
-    void* dbeta;
-    long long rows, n, ignore_index, parts;
-    double label_smoothing, eps;
-};
 
 namespace rows {
 using namespace ember::dev;
@@ -667,7 +653,7 @@ Program rows_program(const RowsKernel& k) {
         std::string(sp.storage) + " T;\ntypedef " + sp.compute +
         " C;\nconstexpr int OP = " + std::to_string(k.op) + ", TPR = " + std::to_string(k.tpr) +
         ", K = " + std::to_string(k.k) + ", VEC = " + std::to_string(k.vec) + ";\n";
-    std::string body(rows_body);
+    std::string body = std::string(rows_args_text) + std::string(rows_body);
     const std::string tag = "@NAME@";
     body.replace(body.find(tag), tag.size(), nm);
     p.source += body;
