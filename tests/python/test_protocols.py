@@ -190,3 +190,42 @@ def test_namespace_has_every_array_api_name():
         lacks = [n for n in theirs if not hasattr(getattr(ember, ext), n)]
         assert not lacks, f"ember.{ext} lacks: {lacks}"
     assert ember.__array_api_version__ == "2024.12"
+
+
+def _param_names(fn):
+    """Parameter names of a Python function or a nanobind function (from its signature)."""
+    import inspect
+    import re
+
+    sigs = getattr(fn, "__nb_signature__", None)
+    if sigs:
+        names = set()
+        for text, *_ in sigs:
+            inner = text[text.index("(") + 1 : text.rindex(")")]
+            names |= set(re.findall(r"(?:^|, )\*{0,2}(\w+)(?=:|,|$| =)", inner))
+        return names, any("**" in text for text, *_ in sigs)
+    params = inspect.signature(fn).parameters.values()
+    return {p.name for p in params}, any(p.kind == p.VAR_KEYWORD for p in params)
+
+
+def test_functions_take_the_array_api_keywords():
+    import inspect
+
+    xp = _strict()
+    xp.set_array_api_strict_flags(api_version="2024.12")
+    wrong = []
+    for ours, theirs in [(ember, xp), (ember.linalg, xp.linalg), (ember.fft, xp.fft)]:
+        for name in theirs.__all__:
+            ref = getattr(theirs, name)
+            if not inspect.isfunction(ref) or name.startswith("__") or "strict" in name:
+                continue
+            keywords = {
+                p.name
+                for p in inspect.signature(ref).parameters.values()
+                if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+            }
+            have, var_kw = _param_names(getattr(ours, name))
+            missing = sorted(keywords - have) if not var_kw else []
+            if missing:
+                wrong.append(f"{theirs.__name__.split('.')[-1]}.{name}: {missing}")
+    assert not wrong, "functions lacking the standard's keyword parameters: " + "; ".join(wrong)
