@@ -167,8 +167,8 @@ struct SearchCall {
 // Row-wise normalization ops over `rows` contiguous rows of `n` elements (the last axis), one
 // pass over the data where the row fits on chip. Arrays x, y, dy, out, gamma, beta and the class
 // weight have `dtype` (float16, bfloat16, float32, float64); per-row values (loss, weight_out,
-// row_max, logsum, dloss, mean, rstd) and the dgamma/dbeta partials have acc_dtype(dtype): float32 for the
-// 16-bit types, else dtype. Everything computes in acc_dtype and is max-subtracted.
+// row_max, logsum, dloss, mean, rstd) and the dgamma/dbeta partials have acc_dtype(dtype): float32
+// for the 16-bit types, else dtype. Everything computes in acc_dtype and is max-subtracted.
 //   softmax               out <- exp(x - max) / sum(exp(x - max))
 //   log_softmax           out <- (x - max) - log(sum(exp(x - max)))
 //   softmax_backward      out <- y * (dy - sum(dy * y))              (y: softmax's output)
@@ -296,8 +296,8 @@ public:
     // dst[offsets[i]] <- src[i] for i < n (elements of `itemsize` bytes; src and offsets
     // contiguous, offsets checked and inside [lo, lo + extent)): where offsets repeat the last i
     // wins, as NumPy's assignment; `unique` says the caller knows they do not repeat.
-    virtual void scatter(void* dst, const void* src, const int64_t* offsets, int64_t n, int itemsize,
-                         int64_t lo, int64_t extent, bool unique, int device);
+    virtual void scatter(void* dst, const void* src, const int64_t* offsets, int64_t n,
+                         int itemsize, int64_t lo, int64_t extent, bool unique, int device);
     // Dense factorizations (see SolverCall).
     virtual void solver(const SolverCall& call) = 0;
     // Updates parameters and optimizer state in place: on the GPU in one launch per 48 tensors.
