@@ -8,6 +8,7 @@
 #include "ember/dtype.hpp"
 #include "ember/error.hpp"
 #include "ember/half.hpp"
+#include "ember/interop.hpp"
 #include "ember/linalg.hpp"
 #include "ember/nn.hpp"
 #include "ember/ops.hpp"

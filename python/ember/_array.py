@@ -53,6 +53,9 @@ def _asarray(obj, dtype, device, copy):
             if dtype is None
             else asarray(from_dlpack(obj, device=device, copy=copy), dtype=dtype)
         )
+    if hasattr(obj, "__cuda_array_interface__"):  # Numba device arrays, PyCUDA, ...
+        a = _core._cai_import(obj, device, copy)
+        return a if dtype is None else _core._asarray(a, dtype, None, None)
     if isinstance(obj, (bytes, bytearray)):
         raise TypeError(
             "ember.asarray: raw bytes have no dtype; wrap them with numpy.frombuffer first"
@@ -72,12 +75,50 @@ def _asarray(obj, dtype, device, copy):
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
-    """Imports an object supporting the DLPack protocol (``__dlpack__``), zero-copy when it
-    lives on the CPU and `copy` is not True."""
+    """Imports an object supporting the DLPack protocol (``__dlpack__``, or a bare DLPack
+    capsule), zero-copy unless `copy` is True, `device` names another device or the producer
+    marks its memory read-only. The result stays on the producer's device when `device` is None
+    and keeps the producer alive while ember uses its memory.
+
+    For CUDA producers, ember passes its current stream as ``stream=`` so the producer makes it
+    wait for the producer's work (no host synchronization) and asks for a versioned capsule
+    (``max_version=(1, 0)``), falling back to the legacy protocol for older producers.
+    """
+    if type(x).__name__ == "PyCapsule":
+        return _core._from_dlpack_capsule(x, device, copy)
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"ember.from_dlpack: {type(x).__name__} does not support __dlpack__")
-    # DLPack imports keep the producer's device (only host memory is imported here).
-    return _core._asarray(x, None, "cpu" if device is None else device, copy, True)
+    stream = None
+    if hasattr(x, "__dlpack_device__"):
+        dev_type, dev_id = x.__dlpack_device__()
+        if int(dev_type) in (2, 13):  # kDLCUDA, kDLCUDAManaged
+            stream = _core._cuda.current_stream_handle(int(dev_id))
+    try:
+        cap = x.__dlpack__(stream=stream, max_version=(1, 0))
+    except TypeError:  # a producer from before the 2023 protocol
+        cap = x.__dlpack__() if stream is None else x.__dlpack__(stream=stream)
+    return _core._from_dlpack_capsule(cap, device, copy)
+
+
+def _cuda_array_interface(self):
+    """The ``__cuda_array_interface__`` (version 3) of a CUDA array: shape, typestr, descr, data,
+    strides (None when C-contiguous, else bytes) and ember's current stream of the device, which
+    consumers make their work wait for. CPU arrays raise AttributeError; bfloat16 has no typestr
+    in this protocol and raises AttributeError too (use DLPack for it)."""
+    return _core._cai_export(self)
+
+
+def _record_stream(self, stream):
+    """Marks this array's memory as used by work queued on `stream` (an ``ember.cuda.Stream``):
+    when the memory is freed, its reuse waits for that work (PyTorch's ``record_stream``). A
+    no-op for CPU arrays and memory ember did not allocate."""
+    handle = getattr(stream, "_s", None)
+    if handle is None:
+        raise TypeError(
+            "ember.ndarray.record_stream: expected an ember.cuda.Stream, got "
+            f"{type(stream).__name__}"
+        )
+    _core._cuda.record_stream(self, handle)
 
 
 def asnumpy(x):
@@ -144,6 +185,8 @@ def _array_namespace(self, /, *, api_version=None):
 
 
 ndarray.__array__ = _array
+ndarray.__cuda_array_interface__ = property(_cuda_array_interface)
+ndarray.record_stream = _record_stream
 ndarray.__repr__ = _repr
 ndarray.__str__ = _str
 ndarray.__iter__ = _iter

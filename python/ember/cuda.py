@@ -28,6 +28,7 @@ __all__ = [
     "get_device_name",
     "get_device_properties",
     "is_available",
+    "is_pinned",
     "kernel_cache_dir",
     "kernel_cache_stats",
     "max_memory_allocated",
@@ -35,6 +36,8 @@ __all__ = [
     "memory_allocated",
     "memory_reserved",
     "memory_stats",
+    "pinned_empty",
+    "pinned_zeros",
     "precompile",
     "reset_peak_memory_stats",
     "set_device",
@@ -116,6 +119,7 @@ def get_device_name(device=None):
 def synchronize(device=None):
     """Waits for all work queued on `device` (the current one when None)."""
     _c.synchronize(_index(device))
+    _c.retire_finished_work()  # drops what finished non-blocking copies kept alive
 
 
 class Stream:
@@ -227,6 +231,30 @@ class Event:
 
     def __repr__(self):
         return f"<ember.cuda.Event device=cuda:{self._e.device}>"
+
+
+def pinned_empty(shape, dtype=None):
+    """An uninitialized CPU array in page-locked (pinned) host memory, which the GPU reads and
+    writes directly: ``x.to("cuda", non_blocking=True)`` from it is one asynchronous copy on the
+    current stream. The memory is freed when the last array on it dies (never while a
+    non-blocking copy still uses it). `dtype` defaults to float64, as for ``ember.empty``.
+    Raises ValueError without CUDA."""
+    return _c.pinned_empty(shape, dtype)
+
+
+def pinned_zeros(shape, dtype=None):
+    """Like ``pinned_empty``, filled with zeros."""
+    x = _c.pinned_empty(shape, dtype)
+    x[...] = 0
+    return x
+
+
+def is_pinned(x):
+    """True when the CPU array `x` lives in pinned host memory from ember (``pinned_empty`` or a
+    non-blocking copy to the CPU)."""
+    if not isinstance(x, _core.ndarray):
+        raise TypeError(f"ember.cuda.is_pinned: expected an ember array, got {type(x).__name__}")
+    return _c.is_pinned(x)
 
 
 def memory_stats(device=None):

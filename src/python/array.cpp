@@ -7,6 +7,7 @@
 
 #include <nanobind/stl/pair.h>
 
+#include "ember/interop.hpp"
 #include "python/common.hpp"
 #include "python/pydtype.hpp"
 
@@ -450,10 +451,13 @@ void bind_array(nb::module_& m) {
         .def("ravel", [](const Array& a) { return a.reshape({a.size()}); })
         .def(
             "to",
-            [](const Array& a, nb::handle device) {
-                return a.to(*to_device(device, "ember.ndarray.to"));
+            [](const Array& a, nb::handle device, bool non_blocking) {
+                const Device d = *to_device(device, "ember.ndarray.to");
+                return non_blocking ? cuda::to_non_blocking(a, d) : a.to(d);
             },
-            nb::arg("device"))
+            nb::arg("device"), nb::kw_only(), nb::arg("non_blocking") = false,
+            "A copy on `device` (the array itself when it is already there). non_blocking=True "
+            "copies between pinned host memory and a CUDA device without waiting for the host.")
         .def(
             "to_device",
             [](const Array& a, nb::handle device, nb::handle) {
@@ -477,25 +481,11 @@ void bind_array(nb::module_& m) {
              [](const Array& a) {
                  return nb::make_tuple(a.device().is_cpu() ? 1 : 2, a.device().index);
              })
-        .def(
-            "__dlpack__",
-            [](const Array& a, nb::handle stream, nb::handle max_version, nb::handle dl_device,
-               nb::handle copy) {
-                if (!dl_device.is_none()) {
-                    auto t = nb::cast<std::pair<int, int>>(dl_device);
-                    const int ours = a.device().is_cpu() ? 1 : 2;
-                    if (t.first != ours || t.second != a.device().index)
-                        throw nb::buffer_error(
-                            "ember.ndarray.__dlpack__: cannot export to another "
-                            "device; move the array with .to() first");
-                }
-                const bool force_copy = !copy.is_none() && nb::cast<bool>(copy);
-                return dlpack_view(force_copy ? a.copy() : a);
-            },
-            nb::kw_only(), nb::arg("stream").none() = nb::none(),
-            nb::arg("max_version").none() = nb::none(), nb::arg("dl_device").none() = nb::none(),
-            nb::arg("copy").none() = nb::none(),
-            "Exports the array as a DLPack capsule (zero-copy unless copy=True).")
+        .def("__dlpack__", &dlpack_capsule, nb::kw_only(), nb::arg("stream").none() = nb::none(),
+             nb::arg("max_version").none() = nb::none(), nb::arg("dl_device").none() = nb::none(),
+             nb::arg("copy").none() = nb::none(),
+             "Exports the array as a DLPack capsule (versioned when max_version >= (1, 0); "
+             "zero-copy unless copy=True or dl_device names another device).")
         // Reductions as methods.
         .def(
             "sum",

@@ -54,6 +54,11 @@ nb::object asarray(nb::handle obj, nb::handle dtype, nb::handle device, nb::hand
 nb::object to_numpy_view(const Array& a);
 // A nanobind ndarray object viewing the array (it implements __dlpack__ for us).
 nb::object dlpack_view(const Array& a);
+// A DLPack capsule of `a` per the 2024 protocol (src/python/interop.cpp): versioned when
+// max_version >= (1, 0), copied to dl_device or when copy=True, the consumer `stream` made to
+// wait for ember's current stream.
+nb::object dlpack_capsule(const Array& a, nb::handle stream, nb::handle max_version,
+                          nb::handle dl_device, nb::handle copy);
 // The Python-level ember.asarray, used for operands of other types (lists, NumPy scalars).
 void set_asarray_hook(nb::object f);
 

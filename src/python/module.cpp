@@ -10,6 +10,7 @@ namespace ember::python {
 
 void bind_rows(nb::module_& m);     // src/python/rows.cpp
 void bind_kernels(nb::module_& m);  // src/python/kernels.cpp
+void bind_interop(nb::module_& m);  // src/python/interop.cpp
 namespace {
 
 PyObject* axis_error = nullptr;
@@ -212,6 +213,7 @@ NB_MODULE(_core, m) {
     bind_sort(m);
     bind_scan(m);
     bind_kernels(m);
+    bind_interop(m);
 
     m.attr("__version__") = ember::version;
     m.def("device_count",

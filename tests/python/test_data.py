@@ -321,6 +321,25 @@ def test_loader_device(device):
         assert arr.device == ember.Device(device) and ints.device == ember.Device(device)
 
 
+def test_loader_pin_memory(device):
+    x, y = make_xy(9)  # on the CPU
+    cuda = ember.cuda.is_available()
+    # without a device: batches stay on the CPU, pinned when there is CUDA to pin for
+    for xb, yb in DataLoader(TensorDataset(x, y), batch_size=4, pin_memory=True):
+        assert xb.device == ember.Device("cpu")
+        assert ember.cuda.is_pinned(xb) == cuda and ember.cuda.is_pinned(yb) == cuda
+        assert np.array_equal(to_numpy(xb)[:, 0], to_numpy(yb) // 10 * 3)
+    # to the device with non-blocking copies from pinned memory; the values arrive intact
+    got = []
+    for xb, yb in DataLoader(TensorDataset(x, y), batch_size=4, pin_memory=True, device=device):
+        assert xb.device == ember.Device(device)
+        got.append((xb, yb))
+    if cuda:
+        ember.cuda.synchronize()
+    assert np.array_equal(np.concatenate([to_numpy(b) for b, _ in got]), to_numpy(x))
+    assert np.array_equal(np.concatenate([to_numpy(b) for _, b in got]), to_numpy(y))
+
+
 def test_loader_bad_input():
     ds = TensorDataset(*make_xy(4))
     with pytest.raises(ValueError, match="DataLoader.*batch_size.*0"):

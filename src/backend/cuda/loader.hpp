@@ -147,6 +147,8 @@ inline constexpr nvrtcResult NVRTC_SUCCESS = 0;
     X(cuStreamWaitEvent, "cuStreamWaitEvent", CUresult,                                            \
       (CUstream stream, CUevent event, unsigned flags))                                            \
     X(cuEventQuery, "cuEventQuery", CUresult, (CUevent event))                                     \
+    X(cuPointerGetAttribute, "cuPointerGetAttribute", CUresult,                                    \
+      (void* data, int attribute, CUdeviceptr ptr))                                                \
     X(cuFuncGetAttribute, "cuFuncGetAttribute", CUresult, (int* value, int attrib, CUfunction fn)) \
     X(cuLaunchKernel, "cuLaunchKernel", CUresult,                                                  \
       (CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,         \

@@ -1,6 +1,7 @@
 // CUDA runtime state: devices and their primary contexts, current streams, the memory pool, the
 // kernel cache and launches.
 #include "backend/cuda/runtime.hpp"
+#include "backend/cuda/interop.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -356,6 +357,7 @@ void deallocate(DeviceState& d, void* p) noexcept {
         d.allocated -= b.bytes;
         ++d.num_frees;
         s = b.stream;
+        wait_recorded_streams(d, p, s);  // record_stream: reuse waits for those streams
         if (b.class_bytes && d.small_cached + b.class_bytes <= small_cache_bytes) {
             blocks_of(d, s).free[size_class(b.class_bytes)].push_back(uintptr_t(p));
             d.small_cached += b.class_bytes;
