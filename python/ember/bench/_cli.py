@@ -40,7 +40,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--gpu",
         action="store_true",
-        help="run only the GPU suite of the CUDA backend (with --json and --quick)",
+        help="run only the GPU suite of the CUDA backend (with --json, --quick, and --filter "
+        "naming its sections: bandwidth, host overhead, matmul, random, fft, train step, sort, "
+        "first call, host <-> device, memory)",
     )
     return p
 
@@ -52,7 +54,7 @@ def main(argv=None) -> int:
     if args.gpu:
         from . import _gpu
 
-        return _gpu.main(quick=args.quick, json_path=args.json)
+        return _gpu.main(quick=args.quick, json_path=args.json, only=args.filter)
     cases = all_cases()
     names = [c.name for c in cases] + [MEMORY_CASE]
     if args.list:

@@ -961,8 +961,13 @@ def _log(msg: str) -> None:
     stderr_log(f"gpu bench: {msg}")
 
 
+_ONLY: str | None = None  # --filter: run only the sections whose name contains it
+
+
 def _section(rows: list[Row], name: str, fn: Callable[[], list[Row]]) -> None:
     """Runs one group of cases; an unexpected failure becomes an ERROR row, not a crash."""
+    if _ONLY and _ONLY.lower() not in name:
+        return
     try:
         rows += fn()
     except Exception as e:  # the next group still runs
@@ -984,8 +989,11 @@ def _unavailable(ember) -> str | None:
         return f"ember.cuda raised {_error(e)}"
 
 
-def main(*, quick: bool = False, json_path: str | None = None) -> int:
+def main(*, quick: bool = False, json_path: str | None = None, only: str | None = None) -> int:
     import ember
+
+    global _ONLY
+    _ONLY = only
 
     why = _unavailable(ember)
     if why is not None:
@@ -1023,7 +1031,9 @@ def main(*, quick: bool = False, json_path: str | None = None) -> int:
 
     rows: list[Row] = []
     ref = None
-    host = _host_data(_log)
+    # 2 GiB of host data, for the sections that use it
+    wanted = [n for n in ("bandwidth", "host <-> device") if not only or only.lower() in n]
+    host = _host_data(_log) if wanted else {}
 
     def bandwidth():
         nonlocal ref
