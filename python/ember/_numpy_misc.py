@@ -618,10 +618,7 @@ def fill_diagonal(a, val, wrap=False):
     else:
         step = sum(a.shape[0] ** j for j in range(a.ndim))
         end = a.size
-    flat = a.reshape((-1,))
-    if flat.shape != (a.size,) or (a.size and a.strides[-1] != a.itemsize):
-        raise ValueError(f"{who}: the array must be C-contiguous")
-    target = flat[:end:step]
+    target = _flat_view(a, who)[:end:step]
     v = _asarray(val) if not isinstance(val, bool | int | float | complex) else val
     if isinstance(v, _core.ndarray) and v.size != 1:
         reps = -(-target.shape[0] // builtins.max(v.size, 1))

@@ -183,6 +183,9 @@ def test_fill_diagonal(device, shape, wrap):
     np.fill_diagonal(b, [1.0, 2.0], wrap=wrap)
     ember.fill_diagonal(y, em([1.0, 2.0], device), wrap=wrap)
     same(y, b)
+    if len(shape) == 2:  # a view that is not C-contiguous would lose the writes: refused
+        with pytest.raises(ValueError, match="ember.fill_diagonal: the array must be C-contiguous"):
+            ember.fill_diagonal(em(np.zeros((shape[0] * 2, shape[1])), device)[::2], 1.0)
 
 
 def test_gradient_trapezoid_vander_select(device):
