@@ -201,7 +201,8 @@ struct IndexItem {
 // otherwise. Differentiable (through take). Without arrays, the same as index().
 Array index(const Array& x, std::span<const IndexItem> idx);
 // x[idx] = value with NumPy's rules: value broadcast to the indexed shape and cast; where indices
-// repeat the last value wins (also on the GPU). Not differentiable when x or value require grad.
+// repeat the last value wins (also on the GPU). Differentiable in x and value (repeated indices:
+// every value gets its position's gradient, as in PyTorch).
 void index_assign(const Array& x, std::span<const IndexItem> idx, const Operand& value);
 
 // Sorting along `axis` (stable by default; every sort is stable in fact). The order is NumPy's:

@@ -676,25 +676,29 @@ void rebase_through_view(const Array& view, const std::shared_ptr<Node>& node, i
 
 // ---- setitem ----------------------------------------------------------------------------------
 
-// x[idx] = value: x's old elements outside the region and value's inside it.
+// x[idx] = value: x's old elements outside the region and value's inside it. `I`: Index (basic
+// indexing) or IndexItem (with integer/boolean arrays; where indices repeat, every value gets
+// the gradient of its position, as in PyTorch).
+template <class I>
 class SetItemNode final : public Node {
 public:
-    explicit SetItemNode(std::vector<Index> idx) : idx_(std::move(idx)) {}
+    explicit SetItemNode(std::vector<I> idx) : idx_(std::move(idx)) {}
     std::string name() const override { return "SetItemBackward"; }
     std::vector<Array> apply(std::vector<Array>&& grads) override {
         const Array& g = grads[0];
+        const std::span<const I> idx(idx_);
         std::vector<Array> r(2);
         if (next[0].valid()) {
             Array gx = g.copy();
-            ember::index_assign(gx, idx_, Operand(0.0));
+            ember::index_assign(gx, idx, Operand(0.0));
             r[0] = gx;
         }
-        if (next[1].valid()) r[1] = ember::index(g, idx_);
+        if (next[1].valid()) r[1] = ember::index(g, idx);
         return r;
     }
 
 private:
-    std::vector<Index> idx_;
+    std::vector<I> idx_;
 };
 
 class NotImplementedNode final : public Node {
@@ -865,9 +869,12 @@ Array index(const Array& x, std::span<const Index> idx) {
     return r;
 }
 
-void index_assign(const Array& x, std::span<const Index> idx, const Operand& value) {
+namespace {
+
+template <class I>
+void record_index_assign(const Array& x, std::span<const I> idx, const Operand& value) {
     check_inplace(x, "ember.__setitem__");
-    auto node = std::make_shared<SetItemNode>(std::vector<Index>(idx.begin(), idx.end()));
+    auto node = std::make_shared<SetItemNode<I>>(std::vector<I>(idx.begin(), idx.end()));
     const Array* ins[2] = {&x, value.is_scalar ? nullptr : &value.array()};
     collect_next_edges(*node, ptrs(ins));
     {
@@ -881,6 +888,15 @@ void index_assign(const Array& x, std::span<const Index> idx, const Operand& val
     } else {
         rebase_history(x, node);
     }
+}
+
+}  // namespace
+
+void index_assign(const Array& x, std::span<const Index> idx, const Operand& value) {
+    record_index_assign(x, idx, value);
+}
+void index_assign(const Array& x, std::span<const IndexItem> idx, const Operand& value) {
+    record_index_assign(x, idx, value);
 }
 
 void refresh_view(const Array& view) {

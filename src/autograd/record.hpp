@@ -36,6 +36,7 @@ Array matmul(const Array& a, const Array& b);
 Array take(const Array& x, const Array& indices, std::optional<int64_t> axis);
 Array index(const Array& x, std::span<const Index> idx);
 void index_assign(const Array& x, std::span<const Index> idx, const Operand& value);
+void index_assign(const Array& x, std::span<const IndexItem> idx, const Operand& value);
 
 // Views and copies made by Array's members: `r` was computed from `x` under NoGradGuard.
 void on_reshape(const Array& x, const Array& r);

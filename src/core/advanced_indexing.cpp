@@ -344,9 +344,7 @@ void index_assign(const Array& x, std::span<const IndexItem> items, const Operan
     }
     if ((x.grad_meta() || (!value.is_scalar && value.array().grad_meta())) &&
         autograd::detail::should_record_assign(x, value))
-        throw ValueError(std::string(who) +
-                         ": assignment with integer-array or boolean-mask indices is not "
-                         "differentiable; use ember.where, or assign under ember.no_grad()");
+        return autograd::detail::index_assign(x, items, value);
     if (!value.is_scalar && value.array().device() != x.device())
         throw ValueError(std::string(who) + ": value is on " + value.array().device().str() +
                          " but the array is on " + x.device().str());

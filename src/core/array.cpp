@@ -534,7 +534,7 @@ Scalar Array::item() const {
 void Array::assign(const Array& src) const {
     if ((grad_meta_ || src.grad_meta()) && autograd::detail::should_record_assign(*this, src))
         [[unlikely]]
-        return autograd::detail::index_assign(*this, {}, Operand(src));
+        return autograd::detail::index_assign(*this, std::span<const Index>(), Operand(src));
     if (src.device() != device())
         throw ValueError("ember.assign: source is on " + src.device().str() +
                          " but the destination is on " + device().str());
@@ -548,7 +548,7 @@ void Array::assign(const Array& src) const {
 
 void Array::fill(const Scalar& value) const {
     if (grad_meta_ && autograd::detail::should_record(*this)) [[unlikely]]
-        return autograd::detail::index_assign(*this, {}, Operand(value));
+        return autograd::detail::index_assign(*this, std::span<const Index>(), Operand(value));
     if (size() == 0) return;
     Array ops[1] = {*this};
     backend::Loop l = detail::make_loop(ops);

@@ -322,11 +322,71 @@ def test_setitem_errors(device):
 
 def test_setitem_requires_grad(device):
     x = ember.asarray(np.ones(4), device=device, requires_grad=True)
-    with pytest.raises(ValueError, match="not differentiable"):
-        x[[0]] = 2.0
+    with pytest.raises(RuntimeError, match="leaf array that requires grad"):
+        x[[0]] = 2.0  # in place on a leaf, as in PyTorch
     with ember.no_grad():
         x[[0]] = 2.0
     check(x.detach(), np.array([2.0, 1.0, 1.0, 1.0]))
+
+
+def _setitem_case(idx_of, value_shape):
+    """y = 1.5 * x; y[idx] = v (an advanced index); returns fn(x, v) -> y * y."""
+
+    def fn(x, v):
+        y = x * 1.5
+        y[idx_of(x)] = v
+        return y * y
+
+    return fn
+
+
+@pytest.mark.parametrize(
+    "name,idx_of,xshape,vshape",
+    [
+        ("ints", lambda x: ember.asarray([2, 0], device=x.device), (4, 3), (2, 3)),
+        (
+            "pairs",
+            lambda x: (
+                ember.asarray([0, 3], device=x.device),
+                ember.asarray([1, 1], device=x.device),
+            ),
+            (4, 3),
+            (2,),
+        ),
+        ("broadcast value", lambda x: ember.asarray([1, 3], device=x.device), (4, 3), (3,)),
+        (
+            "mask",
+            lambda x: ember.asarray(np.array([True, False, True, False]), device=x.device),
+            (4, 3),
+            (1, 3),
+        ),
+        (
+            "mixed slice",
+            lambda x: (slice(1, None), ember.asarray([0, 2], device=x.device)),
+            (4, 3),
+            (3, 2),
+        ),
+    ],
+)
+def test_setitem_gradients(device, name, idx_of, xshape, vshape):
+    from test_autograd_ops import gradcheck
+
+    rng = np.random.default_rng(3)
+    gradcheck(
+        _setitem_case(idx_of, vshape),
+        [rng.standard_normal(xshape), rng.standard_normal(vshape)],
+        device,
+    )
+
+
+def test_setitem_gradient_with_repeated_indices(device):
+    # the last value wins the element; every value gets its position's gradient (PyTorch's rule)
+    y = ember.zeros(3, device=device, requires_grad=True) * 1
+    v = ember.asarray([1.0, 2.0, 3.0], device=device, requires_grad=True)
+    y[ember.asarray([1, 1, 0], device=device)] = v
+    check(y.detach(), np.array([3.0, 2.0, 0.0]))
+    (y * ember.asarray([5.0, 7.0, 11.0], device=device)).sum().backward()
+    check(v.grad, np.array([7.0, 7.0, 5.0]))
 
 
 # ---- gradient ------------------------------------------------------------------------------
