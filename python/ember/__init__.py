@@ -72,7 +72,8 @@ from ._manipulation import *  # noqa: F403  (its __all__, listed once there)
 from ._numpy_extras import *  # noqa: F403
 from . import _numpy_more
 from ._numpy_more import *  # noqa: F403
-from . import _numpy_misc, _polynomial, _protocols, _sets
+from . import _numpy_host, _numpy_misc, _polynomial, _protocols, _sets
+from ._numpy_host import *  # noqa: F403
 from ._numpy_misc import *  # noqa: F403
 from ._polynomial import *  # noqa: F403
 from ._sets import *  # noqa: F403
@@ -240,6 +241,7 @@ __all__ = [
     *_sets.__all__,
     *_numpy_misc.__all__,
     *_polynomial.__all__,
+    *_numpy_host.__all__,
     "__array_api_version__",
     *_sorting.__all__,
     *_scan.__all__,

@@ -59,6 +59,15 @@ def _quiet_numpy():
 
 
 @pytest.fixture(autouse=True)
+def _restore_print_options():
+    # ember.set_printoptions is NumPy's (the junk test calls it with anything)
+    before = np.get_printoptions()
+    yield
+    if np.get_printoptions() != before:
+        np.set_printoptions(**before)
+
+
+@pytest.fixture(autouse=True)
 def _restore_default_device():
     # a test (or the junk test) that changes the default device must not leak it
     get = getattr(ember, "get_default_device", None)
