@@ -464,18 +464,23 @@ void bind_array(nb::module_& m) {
                 return a.to(*to_device(device, "ember.ndarray.to_device"));
             },
             nb::arg("device"), nb::kw_only(), nb::arg("stream").none() = nb::none())
-        .def("cpu", [](const Array& a) { return a.to(cpu); })
+        .def(
+            "cpu",
+            [](const Array& a, bool non_blocking) {
+                return non_blocking ? cuda::to_non_blocking(a, cpu) : a.to(cpu);
+            },
+            nb::kw_only(), nb::arg("non_blocking") = false)
         .def(
             "cuda",
-            [](const Array& a, std::optional<int> index) {
+            [](const Array& a, std::optional<int> index, bool non_blocking) {
                 const int i = index ? *index : cuda::current_device();
                 const Device d(DeviceType::cuda, i);
                 check_device(d, "ember.ndarray.cuda");
-                return a.to(d);
+                return non_blocking ? cuda::to_non_blocking(a, d) : a.to(d);
             },
-            nb::arg("device").none() = nb::none(),
+            nb::arg("device").none() = nb::none(), nb::kw_only(), nb::arg("non_blocking") = false,
             "A copy on CUDA device `device` (the current one when None); the array itself when "
-            "it is already there.")
+            "it is already there. non_blocking as in to().")
         .def("_numpy_view", &to_numpy_view)
         .def("__dlpack_device__",
              [](const Array& a) {

@@ -460,6 +460,11 @@ def test_non_blocking_with_event():
     ev.record()
     ev.synchronize()
     assert float(ember.asnumpy(z).min()) == 2.0
+    # the .cuda() / .cpu() spellings
+    w = x.cuda(non_blocking=True).cpu(non_blocking=True)
+    assert ember.cuda.is_pinned(w)
+    ember.cuda.synchronize()
+    assert float(ember.asnumpy(w).max()) == 1.0
 
 
 @needs_cuda
