@@ -371,18 +371,23 @@ def _positions(obj, n, who):
     return out
 
 
+def _array_and_axis(arr, axis, who):
+    """The array (flattened when axis is None) and the axis, normalized."""
+    x = _asarray(arr)
+    if axis is None:
+        return x.reshape((-1,)), 0
+    ax = operator.index(axis)
+    if not -x.ndim <= ax < x.ndim:
+        raise _core.AxisError(f"{who}: axis {axis} is out of bounds for {x.ndim} dimensions")
+    return x, ax % x.ndim
+
+
 def delete(arr, obj, axis=None):
     """arr without the entries `obj` (int, slice, sequence or mask) along `axis` (of the
     flattened arr when None)."""
     em = _ember()
     who = "ember.delete"
-    x = _asarray(arr)
-    if axis is None:
-        x, axis = x.reshape((-1,)), 0
-    ax = operator.index(axis)
-    if not -x.ndim <= ax < x.ndim:
-        raise _core.AxisError(f"{who}: axis {axis} is out of bounds for {x.ndim} dimensions")
-    ax %= x.ndim
+    x, ax = _array_and_axis(arr, axis, who)
     n = x.shape[ax]
     drop = set(_positions(obj, n, who))
     keep = [i for i in range(n) if i not in drop]
@@ -394,13 +399,7 @@ def insert(arr, obj, values, axis=None):
     for a sequence of positions, one value per position, in order)."""
     em = _ember()
     who = "ember.insert"
-    x = _asarray(arr)
-    if axis is None:
-        x, axis = x.reshape((-1,)), 0
-    ax = operator.index(axis)
-    if not -x.ndim <= ax < x.ndim:
-        raise _core.AxisError(f"{who}: axis {axis} is out of bounds for {x.ndim} dimensions")
-    ax %= x.ndim
+    x, ax = _array_and_axis(arr, axis, who)
     n = x.shape[ax]
     scalar_pos = isinstance(obj, int) or (hasattr(obj, "ndim") and obj.ndim == 0)
     if isinstance(obj, slice):
