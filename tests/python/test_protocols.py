@@ -79,8 +79,8 @@ def test_array_functions_dispatch(device):
 
 def test_missing_array_function_raises_naming_it(device):
     x = ember.ones(3, device=device)
-    with pytest.raises(TypeError, match="numpy.lib.npyio.savetxt|numpy.savetxt"):
-        np.savetxt("never-written.txt", x)
+    with pytest.raises(TypeError, match="numpy.i0 is not supported on ember arrays"):
+        np.i0(x)
     with pytest.raises(TypeError, match="numpy.fft.hfft2|numpy.fft._pocketfft.hfft2|is not"):
         if hasattr(np.fft, "hfft2"):
             np.fft.hfft2(x)
