@@ -52,8 +52,6 @@ nb::object asarray(nb::handle obj, nb::handle dtype, nb::handle device, nb::hand
                    bool writable);
 // A NumPy array viewing a CPU array's memory (bfloat16 exported as uint16).
 nb::object to_numpy_view(const Array& a);
-// A nanobind ndarray object viewing the array (it implements __dlpack__ for us).
-nb::object dlpack_view(const Array& a);
 // A DLPack capsule of `a` per the 2024 protocol (src/python/interop.cpp): versioned when
 // max_version >= (1, 0), copied to dl_device or when copy=True, the consumer `stream` made to
 // wait for ember's current stream.

@@ -446,15 +446,4 @@ nb::object to_numpy_view(const Array& a) {
     return nb::cast(nd);
 }
 
-nb::object dlpack_view(const Array& a) {
-    auto* keep = new std::shared_ptr<Storage>(a.storage());
-    nb::capsule owner(keep,
-                      [](void* p) noexcept { delete static_cast<std::shared_ptr<Storage>*>(p); });
-    std::vector<size_t> shape(a.shape().begin(), a.shape().end());
-    const int dev_type = a.device().is_cpu() ? nb::device::cpu::value : nb::device::cuda::value;
-    nb::ndarray<> nd(a.data(), size_t(a.ndim()), shape.data(), owner, a.strides().data(),
-                     to_dlpack_dtype(a.dtype(), false), dev_type, a.device().index);
-    return nb::cast(nd);
-}
-
 }  // namespace ember::python
