@@ -51,8 +51,8 @@ def test_first_call_child_reports_json(tmp_path):
         assert "error" in res and "Traceback" not in res["error"]
 
 
-def test_train_step_case_runs_and_learns_on_the_cpu():
-    # the benchmark's ember step is a real training step: on the CPU it runs and lowers the loss
+def test_train_step_case_runs_on_the_cpu():
+    # the benchmark's ember step (the seed MLP with Adam) runs on the CPU too, and is timed
     import numpy as np
     from ember.bench import _gpu_train
 
