@@ -1,7 +1,9 @@
 // The GPU sort family: an LSD radix sort of order-preserving key bits (the CPU backend's mapping,
 // src/backend/cpu/sort.cpp), 8 bits per pass, and binary searches. Each pass is three launches:
-// per-tile digit histograms, an exclusive scan of each digit's counts over the tiles, and a stable
-// scatter that ranks a tile's keys within their digit with warp match masks. Rows are sorted
+// per-tile digit histograms (32-bit), an exclusive scan of each digit's counts over the tiles (in
+// segments of 4096 tiles, with 64-bit segment starts), and a stable scatter that ranks a tile's
+// keys within their digit with warp match masks, reorders the tile in shared memory by digit and
+// writes each digit's run with consecutive threads (coalesced). Rows are sorted
 // together: the key passes first, then stable passes on the row number (carried as the global
 // position). Short rows (n <= 8192, many rows or one small one) skip all that: one block sorts
 // each row through every pass in a single launch.
@@ -15,9 +17,13 @@
 namespace ember::gpu {
 namespace {
 
-constexpr int items_per_thread = 16;
-constexpr int64_t tile = 256 * items_per_thread;  // keys per block of a pass
-constexpr int64_t short_row = 8192;               // rows up to this long: one block per row
+// Keys per thread of a pass's tile: the scatter's shared buffer holds a tile of keys or of int64
+// positions, TILE * max(sizeof(K), 8) = 32 KB.
+int items_per_thread(DType t) { return itemsize(t) > 8 ? 8 : 16; }
+int64_t tile_of(DType t) { return 256 * int64_t(items_per_thread(t)); }
+constexpr int64_t seg_tiles = 4096;    // tiles per scan segment (SEG; its counts fit 32 bits)
+constexpr int64_t short_row = 8192;    // rows up to this long: one block per row
+constexpr int64_t short_count = 4096;  // or one row up to this long
 
 struct KeyText {
     const char* storage;  // a plain type of the key's size, moved as bits
@@ -138,8 +144,10 @@ std::string key_functions(DType t) {
 
 // The kernels, shared by every key type (K, key_byte, key_passes and key_less come first).
 constexpr const char* sort_body = R"(
-#define TILE @TILE@
 #define ITEMS @ITEMS@
+#define TILE (256 * ITEMS)
+#define SEG @SEG@
+#define EXCH_BYTES (TILE * (sizeof(K) > 8 ? sizeof(K) : 8))
 
 // The digit of element i in pass `pass`: a key byte (inverted for descending sorts) or, for the
 // row passes (pass >= key_passes), a byte of the row number g / n.
@@ -151,111 +159,217 @@ __device__ __forceinline__ unsigned digit_of(K v, long long g, long long n, int 
     return unsigned((unsigned long long)(g / n) >> (8 * (pass - key_passes))) & 255u;
 }
 
-// hist[d * tiles + b] <- the number of keys of tile b with digit d.
+// hist[d * tiles + b] <- the number of keys of tile b with digit d (32 bits: at most TILE).
 extern "C" __global__ void NAME_hist(const K* __restrict__ keys,
                                      const long long* __restrict__ idx, long long count,
                                      long long n, int pass, int desc,
-                                     unsigned long long* __restrict__ hist) {
+                                     unsigned* __restrict__ hist) {
     __shared__ unsigned bins[256];
     bins[threadIdx.x] = 0;
     __syncthreads();
     const long long start = (long long)blockIdx.x * TILE;
-    const long long end = start + TILE < count ? start + TILE : count;
-    for (long long i = start + threadIdx.x; i < end; i += 256) {
-        const long long g = idx ? idx[i] : i;
-        atomicAdd(&bins[digit_of(keys[i], g, n, pass, desc)], 1u);
+    const long long left = count - start;
+    const unsigned valid_n = left < TILE ? unsigned(left) : unsigned(TILE);
+    // All of the thread's keys are read before any is counted: the loads overlap.
+    K v[ITEMS];
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+        const unsigned j = unsigned(r) * 256u + threadIdx.x;
+        if (j < valid_n) v[r] = keys[start + j];
     }
+    unsigned dg[ITEMS];
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+        const unsigned j = unsigned(r) * 256u + threadIdx.x;
+        const long long i = start + j;
+        // Positions: row passes only.
+        const long long g = idx && pass >= key_passes && j < valid_n ? idx[i] : i;
+        dg[r] = j < valid_n ? digit_of(v[r], g, n, pass, desc) : 256u;
+    }
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r)
+        if (dg[r] < 256u) atomicAdd(&bins[dg[r]], 1u);
     __syncthreads();
     hist[(unsigned long long)threadIdx.x * gridDim.x + blockIdx.x] = bins[threadIdx.x];
 }
 
-// Block d: hist[d * tiles ...] <- its exclusive prefix sums; totals[d] <- their sum.
-extern "C" __global__ void NAME_scan(unsigned long long* __restrict__ hist, long long tiles,
+// Block d scans digit d's tile counts hist[d * tiles ...] in segments of SEG tiles: each count
+// becomes the number of keys with digit d in the earlier tiles of its segment (fits 32 bits),
+// seg[d * segs + s] <- those of the segments before s, totals[d] <- all of them. Warp w takes 512
+// counts of a segment, 32 at a time (coalesced), with shuffle scans.
+extern "C" __global__ void NAME_scan(unsigned* __restrict__ hist, long long tiles,
+                                     unsigned long long* __restrict__ seg, long long segs,
                                      unsigned long long* __restrict__ totals) {
-    __shared__ unsigned long long s[256];
-    unsigned long long* h = hist + (unsigned long long)blockIdx.x * tiles;
+    __shared__ unsigned wsum[8];
+    const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
+    unsigned* h = hist + (unsigned long long)blockIdx.x * tiles;
     unsigned long long carry = 0;
-    for (long long base = 0; base < tiles; base += 256) {
-        const long long i = base + threadIdx.x;
-        const unsigned long long v = i < tiles ? h[i] : 0;
-        s[threadIdx.x] = v;
-        __syncthreads();
-        for (int off = 1; off < 256; off <<= 1) {
-            const unsigned long long add = threadIdx.x >= off ? s[threadIdx.x - off] : 0;
-            __syncthreads();
-            s[threadIdx.x] += add;
-            __syncthreads();
+    for (long long s = 0; s < segs; ++s) {
+        const long long first = s * SEG + (long long)warp * (SEG / 8);
+        unsigned ex[SEG / 256];
+#pragma unroll
+        for (int k = 0; k < SEG / 256; ++k) {
+            const long long i = first + k * 32 + lane;
+            ex[k] = i < tiles ? h[i] : 0u;
         }
-        if (i < tiles) h[i] = carry + s[threadIdx.x] - v;
-        carry += s[255];
+        unsigned run = 0;
+#pragma unroll
+        for (int k = 0; k < SEG / 256; ++k) {
+            const unsigned v = ex[k];
+            unsigned x = v;
+#pragma unroll
+            for (int off = 1; off < 32; off <<= 1) {
+                const unsigned y = __shfl_up_sync(0xffffffffu, x, off);
+                if (lane >= unsigned(off)) x += y;
+            }
+            ex[k] = run + x - v;
+            run += __shfl_sync(0xffffffffu, x, 31);
+        }
+        if (lane == 0) wsum[warp] = run;
+        __syncthreads();
+        unsigned before = 0, all = 0;
+#pragma unroll
+        for (int w = 0; w < 8; ++w) {
+            const unsigned c = wsum[w];
+            before += unsigned(w) < warp ? c : 0u;
+            all += c;
+        }
+#pragma unroll
+        for (int k = 0; k < SEG / 256; ++k) {
+            const long long i = first + k * 32 + lane;
+            if (i < tiles) h[i] = before + ex[k];
+        }
+        if (t == 0) seg[(unsigned long long)blockIdx.x * segs + s] = carry;
+        carry += all;
         __syncthreads();
     }
-    if (threadIdx.x == 0) totals[blockIdx.x] = carry;
+    if (t == 0) totals[blockIdx.x] = carry;
 }
 
-// Moves tile b's keys (and positions) to their places: the digit's start over all tiles, plus
-// the keys of earlier tiles with that digit (the scanned histogram), plus the earlier keys of this
-// tile with that digit. Rounds of 256 keys in order; within a round, per-warp counts of each
-// digit (a warp's peers from __match_any_sync) give each key its rank, so equal digits keep their
-// order: the pass is stable.
+// Moves tile b's keys (and positions) to their places, stably. Warp w reads keys
+// [w * 32 * ITEMS, (w + 1) * 32 * ITEMS) of the tile, 32 at a time, and ranks each within its
+// digit among the warp's earlier keys (peers from __match_any_sync plus the warp's running digit
+// counts); keys, digits and ranks stay in registers. Then the tile's digit counts, their
+// exclusive scan (each digit's run in the tile-sorted order) and each digit's global start (the
+// digit's start over all tiles, plus its keys in earlier segments and in earlier tiles of this
+// segment) give every key its slot in the tile-sorted order; the keys go to shared memory in
+// that order and thread j writes slot j to the digit's global start + (j - the run's start), so
+// a digit's run is written by consecutive threads to consecutive addresses (coalesced). The
+// positions follow through the same shared buffer.
 extern "C" __global__ void NAME_scatter(const K* __restrict__ kin, K* __restrict__ kout,
                                         const long long* __restrict__ iin,
                                         long long* __restrict__ iout, long long count,
                                         long long n, int pass, int desc,
-                                        const unsigned long long* __restrict__ hist,
+                                        const unsigned* __restrict__ hist,
+                                        const unsigned long long* __restrict__ seg,
+                                        long long segs,
                                         const unsigned long long* __restrict__ totals) {
-    __shared__ unsigned long long base[256];
-    __shared__ unsigned long long start[256];
-    __shared__ unsigned warp_count[8][256];
+    // exch: the tile-sorted keys, then the positions; first the per-warp digit counts.
+    __shared__ __align__(16) unsigned char exch[EXCH_BYTES];
+    __shared__ unsigned char sdig[TILE];
+    __shared__ unsigned long long delta[256];
+    __shared__ unsigned long long scan_g[256];
+    __shared__ unsigned scan_l[256];
+    unsigned (*wcount)[256] = reinterpret_cast<unsigned (*)[256]>(exch);
     const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
-    {
-        const unsigned long long tot = totals[t];
-        start[t] = tot;
-        __syncthreads();
-        for (int off = 1; off < 256; off <<= 1) {
-            const unsigned long long add = t >= off ? start[t - off] : 0;
-            __syncthreads();
-            start[t] += add;
-            __syncthreads();
-        }
-        base[t] = start[t] - tot + hist[(unsigned long long)t * gridDim.x + blockIdx.x];
-        for (int w = 0; w < 8; ++w)
-            warp_count[w][t] = 0;
+    const long long first = (long long)blockIdx.x * TILE;
+    const long long left = count - first;
+    const unsigned valid_n = left < TILE ? unsigned(left) : unsigned(TILE);
+    // v[r]: the key of round r; dr[r]: its digit << 16 | its rank (256 << 16: no key).
+    K v[ITEMS];
+    unsigned dr[ITEMS];
+    const unsigned wfirst = warp * (32u * ITEMS);
+    // The loads first, all in flight together; then the digits (no barrier in between).
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+        const unsigned j = wfirst + unsigned(r) * 32u + lane;
+        if (j < valid_n) v[r] = kin[first + j];
+    }
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+        const unsigned j = wfirst + unsigned(r) * 32u + lane;
+        const long long i = first + j;
+        const long long g = iin && pass >= key_passes && j < valid_n ? iin[i] : i;
+        dr[r] = j < valid_n ? digit_of(v[r], g, n, pass, desc) : 256u;
+    }
+    // This tile's global digit starts, read early too.
+    const unsigned long long tot = totals[t];
+    const unsigned long long gbase = seg[(unsigned long long)t * segs + blockIdx.x / SEG] +
+                                     hist[(unsigned long long)t * gridDim.x + blockIdx.x];
+#pragma unroll
+    for (int w = 0; w < 8; ++w)
+        wcount[w][t] = 0;
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+        const unsigned j = wfirst + unsigned(r) * 32u + lane;
+        const bool valid = j < valid_n;
+        const unsigned d = dr[r];
+        const unsigned peers = __match_any_sync(0xffffffffu, d);
+        const unsigned below = __popc(peers & ((1u << lane) - 1u));
+        const unsigned prior = valid ? wcount[warp][d] : 0u;
+        dr[r] = d << 16 | (prior + below);
+        __syncwarp();
+        if (valid && below == 0) wcount[warp][d] = prior + __popc(peers);
+        __syncwarp();
     }
     __syncthreads();
-    const long long first = (long long)blockIdx.x * TILE;
+    // Thread t: digit t's count per warp -> the warp's offset within the digit's run.
+    unsigned run = 0;
+#pragma unroll
+    for (int w = 0; w < 8; ++w) {
+        const unsigned c = wcount[w][t];
+        wcount[w][t] = run;
+        run += c;
+    }
+    scan_l[t] = run;
+    scan_g[t] = tot;
+    __syncthreads();
+    for (int off = 1; off < 256; off <<= 1) {
+        const unsigned al = t >= unsigned(off) ? scan_l[t - off] : 0u;
+        const unsigned long long ag = t >= unsigned(off) ? scan_g[t - off] : 0ull;
+        __syncthreads();
+        scan_l[t] += al;
+        scan_g[t] += ag;
+        __syncthreads();
+    }
+    const unsigned lstart = scan_l[t] - run;
+    const unsigned long long gstart = scan_g[t] - tot + gbase;
+    delta[t] = gstart - lstart;  // modulo 2^64: delta[d] + slot is the global position
+    scan_l[t] = lstart;
+    __syncthreads();
+    // dr[r] <- the key's slot in the tile-sorted order (or TILE: no key).
+#pragma unroll
     for (int r = 0; r < ITEMS; ++r) {
-        const long long i = first + (long long)r * 256 + t;
-        const bool valid = i < count;
-        K v;
-        long long g = i;
-        unsigned d = 256;
-        if (valid) {
-            v = kin[i];
-            if (iin) g = iin[i];
-            d = digit_of(v, g, n, pass, desc);
+        const unsigned d = dr[r] >> 16;
+        dr[r] = d < 256u ? scan_l[d] + wcount[warp][d] + (dr[r] & 0xffffu) : unsigned(TILE);
+        if (d < 256u) sdig[dr[r]] = (unsigned char)d;
+    }
+    __syncthreads();  // wcount (in exch) is read: exch takes the keys
+    K* skey = reinterpret_cast<K*>(exch);
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r)
+        if (dr[r] < unsigned(TILE)) skey[dr[r]] = v[r];
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+        const unsigned j = unsigned(r) * 256u + t;
+        if (j < valid_n) kout[delta[sdig[j]] + j] = skey[j];
+    }
+    if (!iout) return;
+    __syncthreads();
+    long long* spos = reinterpret_cast<long long*>(exch);
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r)
+        if (dr[r] < unsigned(TILE)) {
+            const long long i = first + wfirst + unsigned(r) * 32u + lane;
+            spos[dr[r]] = iin ? iin[i] : i;  // not kept in registers: read here (again, row passes)
         }
-        const unsigned peers = __match_any_sync(0xffffffffu, d);
-        const unsigned rank = __popc(peers & ((1u << lane) - 1u));
-        if (valid && rank == 0) warp_count[warp][d] = __popc(peers);
-        __syncthreads();
-        unsigned long long run = 0;
-        for (int w = 0; w < 8; ++w) {
-            const unsigned c = warp_count[w][t];
-            warp_count[w][t] = unsigned(run);
-            run += c;
-        }
-        __syncthreads();
-        if (valid) {
-            const unsigned long long pos = base[d] + warp_count[warp][d] + rank;
-            kout[pos] = v;
-            if (iout) iout[pos] = g;
-        }
-        __syncthreads();
-        base[t] += run;
-        for (int w = 0; w < 8; ++w)
-            warp_count[w][t] = 0;
-        __syncthreads();
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+        const unsigned j = unsigned(r) * 256u + t;
+        if (j < valid_n) iout[delta[sdig[j]] + j] = spos[j];
     }
 }
 
@@ -411,8 +525,8 @@ Program sort_program(DType t) {
     p.source += std::string("typedef ") + kt.storage + " K;\n";
     p.source += key_functions(t);
     std::string body = replace_all(sort_body, "NAME_", prefix + "_");
-    body = replace_all(body, "@TILE@", std::to_string(tile));
-    p.source += replace_all(body, "@ITEMS@", std::to_string(items_per_thread));
+    body = replace_all(body, "@SEG@", std::to_string(seg_tiles));
+    p.source += replace_all(body, "@ITEMS@", std::to_string(items_per_thread(t)));
     return p;
 }
 
@@ -422,7 +536,7 @@ void sort(DeviceState& d, const backend::SortCall& c) {
     const size_t isz = size_t(itemsize(c.dtype));
     const int kp = key_passes(c.dtype);
     // Short rows (many of them, or one that fits a tile): one block per row, one launch.
-    if (c.n <= short_row && (c.rows >= 64 || count <= tile) && c.rows < (int64_t(1) << 31)) {
+    if (c.n <= short_row && (c.rows >= 64 || count <= short_count) && c.rows < (int64_t(1) << 31)) {
         const size_t kbytes = size_t(count) * isz, ibytes = size_t(count) * sizeof(int64_t);
         Scratch kfinal(d, c.sorted ? 0 : kbytes), kother(d, kp > 1 ? kbytes : 0);
         Scratch iother(d, c.indices && kp > 1 ? ibytes : 0);
@@ -438,7 +552,9 @@ void sort(DeviceState& d, const backend::SortCall& c) {
         launch(d, f, unsigned(c.rows), 1, args, "sort");
         return;
     }
+    const int64_t tile = tile_of(c.dtype);
     const int64_t tiles = (count + tile - 1) / tile;
+    const int64_t segs = (tiles + seg_tiles - 1) / seg_tiles;
     if (tiles >= (int64_t(1) << 31))
         throw ValueError("ember.sort: too many elements for the GPU sort (" +
                          std::to_string(count) + ")");
@@ -457,7 +573,7 @@ void sort(DeviceState& d, const backend::SortCall& c) {
     Scratch kfinal(d, c.sorted ? 0 : kbytes), kother(d, passes > 1 ? kbytes : 0);
     Scratch ifinal(d, carry_idx && !c.indices ? ibytes : 0);
     Scratch iother(d, carry_idx && passes > 1 ? ibytes : 0);
-    Scratch hist(d, size_t(256 * tiles) * 8), totals(d, 256 * 8);
+    Scratch hist(d, size_t(256 * tiles) * 4), seg(d, size_t(256 * segs) * 8), totals(d, 256 * 8);
     void* ka = c.sorted ? c.sorted : kfinal.p;
     void* kb = kother.p;
     void* ia = carry_idx ? (c.indices ? static_cast<void*>(c.indices) : ifinal.p) : nullptr;
@@ -465,8 +581,9 @@ void sort(DeviceState& d, const backend::SortCall& c) {
 
     const void* kin = c.keys;
     const void* iin = nullptr;
-    long long cnt = count, n = c.n, ntiles = tiles;
-    unsigned long long* hp = static_cast<unsigned long long*>(hist.p);
+    long long cnt = count, n = c.n, ntiles = tiles, nsegs = segs;
+    unsigned* hp = static_cast<unsigned*>(hist.p);
+    unsigned long long* sp = static_cast<unsigned long long*>(seg.p);
     unsigned long long* tp = static_cast<unsigned long long*>(totals.p);
     for (int p = 0; p < passes; ++p) {
         void* kout = (passes - 1 - p) % 2 == 0 ? ka : kb;
@@ -477,11 +594,12 @@ void sort(DeviceState& d, const backend::SortCall& c) {
             launch(d, fh, unsigned(tiles), 1, args, "sort");
         }
         {
-            void* args[] = {&hp, &ntiles, &tp};
+            void* args[] = {&hp, &ntiles, &sp, &nsegs, &tp};
             launch(d, fs, 256, 1, args, "sort");
         }
         {
-            void* args[] = {&kin, &kout, &iin, &iout, &cnt, &n, &pass, &desc, &hp, &tp};
+            void* args[] = {&kin,  &kout, &iin, &iout, &cnt,   &n,
+                            &pass, &desc, &hp,  &sp,   &nsegs, &tp};
             launch(d, fx, unsigned(tiles), 1, args, "sort");
         }
         kin = kout;
