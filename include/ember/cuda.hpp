@@ -84,6 +84,39 @@ private:
     std::shared_ptr<Impl> impl_;
 };
 
+// A CUDA graph. Between capture_begin and capture_end the ops the calling thread issues on the
+// device are recorded on a capture stream, not run; replay() then runs all of them with one
+// launch on the current stream, reading and writing the same arrays each time. Memory allocated
+// during the capture comes from the graph's own pool, so the addresses the graph uses stay valid
+// for its life; memory the thread frees during the capture is kept until the graph goes. A host
+// synchronization during the capture (copying to the host, synchronize()) raises CudaError.
+class Graph {
+public:
+    Graph();
+    ~Graph();
+    Graph(const Graph&) = delete;
+    Graph& operator=(const Graph&) = delete;
+    // Starts capturing on `stream` (nullptr: a new stream of `device`, -1: the current device),
+    // which becomes the thread's current stream until capture_end. Replaces an earlier capture.
+    void capture_begin(int device = -1, const Stream* stream = nullptr);
+    // Ends the capture and instantiates the graph.
+    void capture_end();
+    // Ends a capture that failed, discarding it (never throws).
+    void capture_abort() noexcept;
+    // Runs the captured work on the current stream of the graph's device.
+    void replay();
+    // Waits for the replays, then frees the graph and its memory pool.
+    void reset() noexcept;
+    bool capturing() const;
+    bool captured() const;  // capture_end succeeded and replay() may be called
+    size_t num_nodes() const;
+    int device() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
 // Memory pool statistics of one device, in bytes.
 struct MemoryStats {
     size_t allocated = 0;       // live bytes in arrays

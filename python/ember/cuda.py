@@ -15,6 +15,7 @@ OutOfMemoryError = _core.OutOfMemoryError
 CudaError = _core.CudaError
 
 __all__ = [
+    "CUDAGraph",
     "CudaError",
     "Event",
     "OutOfMemoryError",
@@ -27,6 +28,7 @@ __all__ = [
     "empty_cache",
     "get_device_name",
     "get_device_properties",
+    "graph",
     "is_available",
     "is_pinned",
     "kernel_cache_dir",
@@ -231,6 +233,87 @@ class Event:
 
     def __repr__(self):
         return f"<ember.cuda.Event device=cuda:{self._e.device}>"
+
+
+class CUDAGraph:
+    """A CUDA graph: the ops of a block are captured once and replayed with one launch.
+
+    ::
+
+        with ember.cuda.graph() as g:    # or g = CUDAGraph(); with ember.cuda.graph(g):
+            y = model(x)                 # recorded on a capture stream, not run
+        x[...] = next_batch              # new data in the captured input
+        g.replay()                       # y now holds model(next_batch)
+
+    A replay reruns exactly the captured kernels (ember's own, cuBLAS calls, custom kernels) on
+    the same arrays: inputs are read from, and outputs written to, the arrays that existed during
+    the capture, so feed new data by writing into the inputs. Arrays created during the capture
+    come from the graph's private memory and keep their addresses for the graph's life; arrays
+    freed during the capture are kept until the graph goes. Host synchronizations (copying to
+    the host, ``synchronize()``, ops whose result size depends on the data such as
+    ``nonzero`` or ``x[mask]``) cannot be captured and raise ``CudaError`` naming the
+    operation. Random numbers drawn during the capture are the same at every replay.
+    """
+
+    __slots__ = ("_g",)
+
+    def __init__(self):
+        self._g = _c.Graph()
+
+    def capture_begin(self, stream=None, device=None):
+        """Starts capturing the calling thread's ops on `stream` (a new stream when None)."""
+        if stream is not None and not isinstance(stream, Stream):
+            raise TypeError(
+                f"ember.cuda.CUDAGraph.capture_begin: stream must be an ember.cuda.Stream, "
+                f"got {type(stream).__name__}"
+            )
+        dev = stream._s.device if stream is not None else _index(device)
+        self._g.capture_begin(dev, stream._s if stream is not None else None)
+
+    def capture_end(self):
+        """Ends the capture and instantiates the graph."""
+        self._g.capture_end()
+
+    def replay(self):
+        """Runs the captured work on the current stream."""
+        self._g.replay()
+
+    def reset(self):
+        """Waits for the replays, then frees the graph and its private memory."""
+        self._g.reset()
+
+    @property
+    def num_nodes(self):
+        """The number of nodes (kernels, copies, memsets) in the captured graph."""
+        return self._g.num_nodes
+
+    @property
+    def captured(self):
+        return self._g.captured
+
+    def __repr__(self):
+        state = "capturing" if self._g.capturing else f"{self._g.num_nodes} nodes"
+        if not self._g.capturing and not self._g.captured:
+            state = "empty"
+        return f"<ember.cuda.CUDAGraph {state}>"
+
+
+@_contextlib.contextmanager
+def graph(cuda_graph=None, stream=None, device=None):
+    """Captures the ops of the block into `cuda_graph` (a new CUDAGraph when None), which the
+    block receives: ``with ember.cuda.graph() as g: ...`` then ``g.replay()``."""
+    if cuda_graph is not None and not isinstance(cuda_graph, CUDAGraph):
+        raise TypeError(
+            f"ember.cuda.graph: expected an ember.cuda.CUDAGraph, got {type(cuda_graph).__name__}"
+        )
+    g = cuda_graph if cuda_graph is not None else CUDAGraph()
+    g.capture_begin(stream=stream, device=device)
+    try:
+        yield g
+    except BaseException:
+        g._g.capture_abort()
+        raise
+    g.capture_end()
 
 
 def pinned_empty(shape, dtype=None):

@@ -63,6 +63,25 @@ void bind_cuda(nb::module_& root) {
         .def("__hash__", [](const cuda::Stream& s) { return uintptr_t(s.handle()); });
     m.def("set_current_stream", &cuda::set_current_stream, nb::arg("stream"));
 
+    nb::class_<cuda::Graph>(m, "Graph")
+        .def(nb::init<>())
+        .def(
+            "capture_begin",
+            [](cuda::Graph& g, int device, const cuda::Stream* s) { g.capture_begin(device, s); },
+            nb::arg("device"), nb::arg("stream").none())
+        .def("capture_end", &cuda::Graph::capture_end)
+        .def("capture_abort", &cuda::Graph::capture_abort)
+        .def("replay", &cuda::Graph::replay)
+        .def("reset",
+             [](cuda::Graph& g) {
+                 nb::gil_scoped_release r;
+                 g.reset();
+             })
+        .def_prop_ro("capturing", &cuda::Graph::capturing)
+        .def_prop_ro("captured", &cuda::Graph::captured)
+        .def_prop_ro("num_nodes", &cuda::Graph::num_nodes)
+        .def_prop_ro("device", &cuda::Graph::device);
+
     nb::class_<cuda::Event>(m, "Event")
         .def(nb::init<bool, int>(), nb::arg("enable_timing"), nb::arg("device"))
         .def(

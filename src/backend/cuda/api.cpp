@@ -45,6 +45,7 @@ DeviceProperties get_device_properties(int device) { return state(device).props;
 void synchronize(int device) {
     DeviceState& d = state(device);
     bind(d);
+    forbid_during_capture(d, nullptr, "ember.cuda.synchronize()");
     check(api().cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
@@ -91,6 +92,7 @@ Stream Stream::default_stream(int device) {
 }
 
 void Stream::synchronize() const {
+    forbid_during_capture(state(device_), static_cast<CUstream>(handle_), "Stream.synchronize()");
     bind(state(device_));
     check(api().cuStreamSynchronize(static_cast<CUstream>(handle_)), "cuStreamSynchronize");
 }
@@ -150,6 +152,7 @@ void Event::record(const Stream& s) {
 void Event::record() { record(Stream::current(impl_->device)); }
 
 void Event::synchronize() const {
+    forbid_during_capture(state(impl_->device), nullptr, "Event.synchronize()");
     bind(state(impl_->device));
     check(api().cuEventSynchronize(impl_->ev), "cuEventSynchronize");
 }
@@ -205,6 +208,7 @@ MemoryStats memory_stats(int device) {
 void empty_cache(int device) {
     DeviceState& d = state(device);
     bind(d);
+    forbid_during_capture(d, nullptr, "ember.cuda.empty_cache()");
     {
         std::lock_guard lk(d.mem_mu);
         release_small_blocks(d);

@@ -163,6 +163,10 @@ public:
         const DriverApi& a = *driver();
         const CUstream s = current_stream(d);
         const CUdeviceptr from = CUdeviceptr(reinterpret_cast<uintptr_t>(src));
+        forbid_during_capture(d, s,
+                              "copying an array to the host (ember.asnumpy, item(), bool(), "
+                              "printing, or an op whose result size depends on the data, such "
+                              "as nonzero or x[mask])");
         if (n < staging_threshold) {
             check(a.cuMemcpyDtoHAsync(dst, from, n, s), "cuMemcpyDtoHAsync");
             check(a.cuStreamSynchronize(s), "cuStreamSynchronize (copy to host)");
@@ -193,6 +197,9 @@ public:
         const DriverApi& a = *driver();
         const CUstream s = current_stream(d);
         const CUdeviceptr to = CUdeviceptr(reinterpret_cast<uintptr_t>(dst));
+        forbid_during_capture(d, s,
+                              "copying host data to the GPU (ember.asarray of NumPy data or a "
+                              "Python sequence, x.to('cuda'))");
         if (n < staging_threshold) {
             // The source may be pinned by someone else (then the copy is truly asynchronous) and
             // is the caller's to free on return: wait.
@@ -215,6 +222,7 @@ public:
     void synchronize(int dev) override {
         DeviceState& d = device(dev);
         bind(d);
+        forbid_during_capture(d, current_stream(d), "synchronizing the stream");
         check(driver()->cuStreamSynchronize(current_stream(d)), "cuStreamSynchronize");
     }
 
@@ -539,7 +547,7 @@ private:
     }
 
     static void after_async(DeviceState& d, const char* who) {
-        if (!launch_blocking()) return;
+        if (!launch_blocking() || capturing_pool()) return;
         const CUresult r = driver()->cuStreamSynchronize(current_stream(d));
         if (r != CUDA_SUCCESS) raise(r, std::string("ember.") + who);
     }

@@ -321,7 +321,8 @@ void cufft_execute(int device, FftKind kind, bool dbl, int64_t n, int64_t batch,
                 cufft_check(a.exec_c2r(p->handle, i, out), "cufftExecC2R");
             break;
     }
-    if (launch_blocking()) check(api().cuStreamSynchronize(s), "ember.fft (cuFFT transform)");
+    if (launch_blocking() && !capturing_pool())
+        check(api().cuStreamSynchronize(s), "ember.fft (cuFFT transform)");
 }
 
 int cufft_cached_plans() {

@@ -164,6 +164,7 @@ Array to_non_blocking(const Array& a, Device device) {
     const size_t n = size_t(a.nbytes());
     if (a.device().is_cpu() && device.type == DeviceType::cuda && is_pinned(a)) {
         DeviceState& d = state(device.index, "ember.ndarray.to");
+        forbid_during_capture(d, current_stream(d), "x.to(non_blocking=True)");
         Array out = Array::empty(a.shape(), a.dtype(), device);
         bind(d);
         const CUstream s = current_stream(d);
@@ -174,6 +175,7 @@ Array to_non_blocking(const Array& a, Device device) {
     }
     if (a.device().type == DeviceType::cuda && device.is_cpu()) {
         DeviceState& d = state(a.device().index, "ember.ndarray.to");
+        forbid_during_capture(d, current_stream(d), "x.to(non_blocking=True)");
         Array out = pinned_empty(a.shape(), a.dtype());
         bind(d);
         const CUstream s = current_stream(d);

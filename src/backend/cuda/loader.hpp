@@ -19,6 +19,9 @@ using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
 using CUmemoryPool = struct CUmemPoolHandle_st*;
+using CUgraph = struct CUgraph_st*;
+using CUgraphExec = struct CUgraphExec_st*;
+using CUgraphNode = struct CUgraphNode_st*;
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;
@@ -61,6 +64,8 @@ enum : int {
     CU_EVENT_DEFAULT = 0,
     CU_EVENT_DISABLE_TIMING = 2,
     CU_MEMHOSTALLOC_PORTABLE = 1,
+    CU_STREAM_CAPTURE_MODE_RELAXED = 2,
+    CU_STREAM_CAPTURE_STATUS_NONE = 0,
 };
 
 using nvrtcResult = int;
@@ -150,6 +155,16 @@ inline constexpr nvrtcResult NVRTC_SUCCESS = 0;
     X(cuPointerGetAttribute, "cuPointerGetAttribute", CUresult,                                    \
       (void* data, int attribute, CUdeviceptr ptr))                                                \
     X(cuFuncGetAttribute, "cuFuncGetAttribute", CUresult, (int* value, int attrib, CUfunction fn)) \
+    X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", CUresult, (CUstream stream, int mode))      \
+    X(cuStreamEndCapture, "cuStreamEndCapture", CUresult, (CUstream stream, CUgraph * graph))      \
+    X(cuStreamIsCapturing, "cuStreamIsCapturing", CUresult, (CUstream stream, int* status))        \
+    X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", CUresult,                        \
+      (CUgraphExec * exec, CUgraph graph, unsigned long long flags))                               \
+    X(cuGraphLaunch, "cuGraphLaunch", CUresult, (CUgraphExec exec, CUstream stream))               \
+    X(cuGraphExecDestroy, "cuGraphExecDestroy", CUresult, (CUgraphExec exec))                      \
+    X(cuGraphDestroy, "cuGraphDestroy", CUresult, (CUgraph graph))                                 \
+    X(cuGraphGetNodes, "cuGraphGetNodes", CUresult,                                                \
+      (CUgraph graph, CUgraphNode * nodes, size_t * count))                                        \
     X(cuLaunchKernel, "cuLaunchKernel", CUresult,                                                  \
       (CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,         \
        unsigned block_y, unsigned block_z, unsigned shared_bytes, CUstream stream, void** params,  \

@@ -71,6 +71,7 @@ std::atomic<DeviceState*> states[max_devices];
 thread_local CUcontext bound_ctx = nullptr;
 thread_local int thread_device = 0;
 thread_local CUstream thread_streams[max_devices] = {};
+thread_local GraphPool* thread_capture = nullptr;  // the graph this thread captures into
 
 int attr(const DriverApi& a, CUdevice dev, int which) {
     int v = 0;
@@ -177,7 +178,7 @@ void launch(DeviceState& d, CUfunction f, unsigned grid_x, unsigned grid_y, void
     CUresult r = a.cuLaunchKernel(f, grid_x, grid_y, 1, 256, 1, 1, 0, s, args, nullptr);
     cache_counters().launches.fetch_add(1, std::memory_order_relaxed);
     if (r != CUDA_SUCCESS) raise(r, "launching the kernel of ember." + std::string(who));
-    if (launch_blocking()) {
+    if (launch_blocking() && !thread_capture) {
         r = a.cuStreamSynchronize(s);
         if (r != CUDA_SUCCESS) raise(r, "the kernel of ember." + std::string(who));
     }
@@ -186,7 +187,7 @@ void launch(DeviceState& d, CUfunction f, unsigned grid_x, unsigned grid_y, void
 // ---- memory -------------------------------------------------------------------------------
 
 size_t reserved_bytes(DeviceState& d) {
-    size_t n = 0;
+    size_t n = d.graph_bytes.load(std::memory_order_relaxed);
     for (CUmemoryPool pool : {d.small_pool, d.large_pool}) {
         uint64_t v = 0;
         if (driver()->cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &v) ==
@@ -249,8 +250,9 @@ StreamBlocks& blocks_of(DeviceState& d, CUstream s) {
     return d.small.back();
 }
 
-void record(DeviceState& d, uintptr_t p, size_t bytes, CUstream s, size_t class_bytes) {
-    d.live.insert(p, Block{bytes, s, class_bytes});
+void record(DeviceState& d, uintptr_t p, size_t bytes, CUstream s, size_t class_bytes,
+            GraphPool* graph = nullptr) {
+    d.live.insert(p, Block{bytes, s, class_bytes, graph});
     d.allocated += bytes;
     if (d.allocated > d.peak_allocated) d.peak_allocated = d.allocated;
     ++d.num_allocs;
@@ -289,11 +291,89 @@ void trim_if_fragmented(DeviceState& d, CUstream s) {
     trim_pools(d);
 }
 
+namespace {
+
+// An allocation during a graph capture: an idle chunk of the graph's own (the smallest that fits,
+// if it wastes no more than half), else a new cuMemAlloc (allowed in relaxed capture mode; a
+// stream-ordered allocation would become a node of the graph).
+void* graph_allocate(DeviceState& d, GraphPool& g, size_t bytes) {
+    const size_t chunk = (bytes + 511) & ~size_t(511);
+    {
+        std::unique_lock lk(d.mem_mu);
+        if (d.limit && d.allocated + bytes > d.limit) {
+            lk.unlock();
+            out_of_memory(d, bytes, "over the limit set with ember.cuda.set_memory_limit");
+        }
+        auto it = g.idle.lower_bound(chunk);
+        if (it != g.idle.end() && it->first <= 2 * chunk) {
+            const size_t have = it->first;
+            const uintptr_t p = it->second;
+            g.idle.erase(it);
+            ++g.live;
+            record(d, p, bytes, g.stream, have, &g);
+            return reinterpret_cast<void*>(p);
+        }
+    }
+    const DriverApi& a = *driver();
+    CUdeviceptr p = 0;
+    CUresult r = a.cuMemAlloc(&p, chunk);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+        trim_pools(d);  // the pools' unused memory (no stream work involved)
+        r = a.cuMemAlloc(&p, chunk);
+    }
+    if (r == CUDA_ERROR_OUT_OF_MEMORY) out_of_memory(d, bytes, "for a CUDA graph being captured");
+    check(r, "cuMemAlloc (CUDA graph memory)");
+    d.graph_bytes.fetch_add(chunk, std::memory_order_relaxed);
+    std::lock_guard lk(d.mem_mu);
+    ++g.live;
+    record(d, uintptr_t(p), bytes, g.stream, chunk, &g);
+    return reinterpret_cast<void*>(uintptr_t(p));
+}
+
+void free_chunk(DeviceState& d, uintptr_t p, size_t chunk) noexcept {
+    d.graph_bytes.fetch_sub(chunk, std::memory_order_relaxed);
+    if (bind_noexcept(d)) driver()->cuMemFree(CUdeviceptr(p));
+}
+
+}  // namespace
+
+GraphPool* capturing_pool() { return thread_capture; }
+void set_capturing_pool(GraphPool* g) { thread_capture = g; }
+
+void forbid_during_capture(const DeviceState& d, CUstream s, std::string_view what) {
+    const GraphPool* g = thread_capture;
+    if (!g || g->device != d.index || (s && s != g->stream)) return;
+    throw CudaError("ember.cuda.graph: " + std::string(what) +
+                    " cannot be captured into a CUDA graph: it synchronizes with the host; do "
+                    "it before or after the `with ember.cuda.graph()` block");
+}
+
+void release_graph_pool(DeviceState& d, GraphPool* g) {
+    std::vector<void*> kept;
+    std::vector<std::pair<uintptr_t, size_t>> idle;
+    bool gone = false;
+    {
+        std::lock_guard lk(d.mem_mu);
+        g->graph_alive = false;
+        kept.swap(g->kept);
+        for (const auto& [size, p] : g->idle)
+            idle.emplace_back(p, size);
+        g->idle.clear();
+        gone = g->live == 0;
+    }
+    for (const auto& [p, size] : idle)
+        free_chunk(d, p, size);
+    for (void* p : kept)
+        deallocate(d, p);
+    if (gone) delete g;
+}
+
 void* allocate(DeviceState& d, size_t bytes) {
     const DriverApi& a = *driver();
     if (bytes == 0) bytes = 1;
     bind(d);
     const CUstream s = current_stream(d);
+    if (GraphPool* g = thread_capture; g && g->stream == s) return graph_allocate(d, *g, bytes);
     const bool small = bytes <= small_block_max;
     const int cls = small ? size_class(bytes) : 0;
     const size_t request = small ? size_t(512) << cls : bytes;
@@ -351,11 +431,31 @@ bool bind_noexcept(const DeviceState& d) noexcept {
 void deallocate(DeviceState& d, void* p) noexcept {
     CUstream s = nullptr;
     {
-        std::lock_guard lk(d.mem_mu);
+        std::unique_lock lk(d.mem_mu);
         Block b;
         if (!d.live.take(uintptr_t(p), b)) return;
+        GraphPool* capture = thread_capture;
+        if (!b.graph && capture && capture->device == d.index) {
+            // A replay of the graph being captured may read it: it stays live until the graph
+            // is destroyed (release_graph_pool frees it then).
+            d.live.insert(uintptr_t(p), b);
+            capture->kept.push_back(p);
+            return;
+        }
         d.allocated -= b.bytes;
         ++d.num_frees;
+        if (GraphPool* g = b.graph) {
+            --g->live;
+            if (g->graph_alive) {
+                g->idle.emplace(b.class_bytes, uintptr_t(p));
+                return;
+            }
+            const bool gone = g->live == 0;
+            lk.unlock();
+            free_chunk(d, uintptr_t(p), b.class_bytes);
+            if (gone) delete g;
+            return;
+        }
         s = b.stream;
         wait_recorded_streams(d, p, s);  // record_stream: reuse waits for those streams
         if (b.class_bytes && d.small_cached + b.class_bytes <= small_cache_bytes) {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -42,11 +43,41 @@ struct KernelKeyHash {
     }
 };
 
+struct GraphPool;
+
 struct Block {
     size_t bytes;
     CUstream stream;     // the stream it was allocated on (and is freed on)
-    size_t class_bytes;  // small blocks: the size class it came from (0: a plain pool block)
+    size_t class_bytes;  // small blocks: the size class it came from (0: a plain pool block);
+                         // graph blocks: the size of their chunk
+    GraphPool* graph = nullptr;  // set when it belongs to a CUDA graph's private memory
 };
+
+// The private memory of a CUDA graph (cuda::Graph). While the graph is captured, allocations on
+// its capture stream by the capturing thread come from here: chunks of cuMemAlloc, outside the
+// stream-ordered pools, whose addresses the replays keep using. A chunk freed during the capture
+// is reused by later allocations of the same capture (the capture stream orders them); once the
+// capture ends no chunk is handed out again, and none goes back to the driver before the graph is
+// destroyed. Blocks of ordinary memory the capturing thread frees during the capture (the graph
+// may read them) are kept until then too. Guarded by the device's mem_mu.
+struct GraphPool {
+    int device = 0;
+    CUstream stream = nullptr;              // the capture stream
+    std::multimap<size_t, uintptr_t> idle;  // its chunks no array uses, by size
+    size_t live = 0;                        // its chunks in use by arrays
+    bool graph_alive = true;                // false once the graph is destroyed
+    std::vector<void*> kept;                // ordinary blocks freed during the capture
+};
+// The graph pool the calling thread is capturing into (nullptr when none), and its replacement.
+GraphPool* capturing_pool();
+void set_capturing_pool(GraphPool* g);
+// Called when the graph of `g` is destroyed (its replays finished): frees its idle chunks and the
+// kept blocks; live chunks go back to the driver as their arrays are freed.
+void release_graph_pool(struct DeviceState& d, GraphPool* g);
+// Throws CudaError when `s` is being captured into a CUDA graph by this thread (s == nullptr:
+// when this thread captures on d at all): `what` is a host synchronization, which a graph
+// cannot contain.
+void forbid_during_capture(const struct DeviceState& d, CUstream s, std::string_view what);
 
 // The live blocks by address: open addressing with linear probing and backward-shift deletion,
 // so that an allocation and its free (a few per op) touch one flat array and no heap node.
@@ -137,6 +168,7 @@ struct DeviceState {
     std::vector<StreamBlocks> small;  // cached small blocks per stream
     size_t small_cached = 0;
     size_t allocated = 0, peak_allocated = 0, peak_reserved = 0, limit = 0;
+    std::atomic<size_t> graph_bytes{0};  // chunks held by CUDA graphs' private memory
     uint64_t num_allocs = 0, num_frees = 0, num_ooms = 0, num_retries = 0;
 
     // Loaded kernels.

@@ -433,6 +433,8 @@ void scatter(DeviceState& d, void* dst, const void* src, const int64_t* offsets,
         return;
     }
     if (wide == 8) {
+        forbid_during_capture(d, current_stream(d),
+                              "__setitem__ with repeated indices (it reads them on the host)");
         std::vector<int64_t> off(static_cast<size_t>(n));
         const DriverApi& a = api();
         bind(d);

@@ -466,7 +466,7 @@ void launch(const Function& f, const unsigned grid[3], const unsigned block[3], 
     CUresult r = a.cuLaunchKernel(static_cast<CUfunction>(f.fn), grid[0], grid[1], grid[2],
                                   block[0], block[1], block[2], shared_mem, s, args, nullptr);
     if (r != CUDA_SUCCESS) raise(r, "launching the custom kernel " + f.name);
-    if (launch_blocking()) {
+    if (launch_blocking() && !gpu::capturing_pool()) {
         r = a.cuStreamSynchronize(s);
         if (r != CUDA_SUCCESS) raise(r, "the custom kernel " + f.name);
     }
