@@ -62,3 +62,154 @@ def test_train_step_case_runs_on_the_cpu():
     step = _gpu_train._ember_step(ember, x, y, device="cpu")
     t, host = _gpu_train._time_steps(step, lambda: None, rounds=1, n=3)
     assert t > 0 and host >= 0
+
+
+# ---- the "interop, kernels, graphs" section (issue 7) ---------------------------------------
+
+
+def _nvrtc_reason():
+    try:
+        ember._core._kernels.compile('extern "C" __global__ void f() {}', "probe", [], [], 90)
+    except Exception as exc:  # NVRTC missing: the compile check is skipped
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def test_interop_section_is_registered_under_a_filterable_name():
+    import inspect
+
+    from ember.bench import _gpu, _gpu_interop
+
+    assert callable(_gpu_interop.interop_cases)
+    src = inspect.getsource(_gpu.main)
+    assert '"interop, kernels, graphs"' in src and "_gpu_interop.interop_cases" in src
+    # --filter interop / graphs / kernels selects it (the filter is a lowercase substring test)
+    rows = []
+    old = _gpu._ONLY
+    try:
+        for only, runs in (("interop", True), ("graphs", True), ("sort", False)):
+            _gpu._ONLY = only
+            rows.clear()
+            _gpu._section(rows, "interop, kernels, graphs", lambda: [_gpu.Row("x", "ember")])
+            assert bool(rows) == runs, only
+    finally:
+        _gpu._ONLY = old
+
+
+def test_interop_kernel_source_compiles_with_nvrtc():
+    why = _nvrtc_reason()
+    if why is not None:
+        pytest.skip(f"NVRTC unavailable: {why}")
+    from ember.bench import _gpu_interop
+
+    assert len(ember.RawKernel(_gpu_interop.KERNEL_CODE, "k")._compile(90)) > 0
+
+
+def test_graph_body_is_a_chain_of_100_ops_each_on_the_previous_result(device):
+    import numpy as np
+    from ember.bench import _gpu_interop
+
+    class Traced:
+        def __init__(self, ops=()):
+            self.ops = list(ops)
+
+        def __mul__(self, k):
+            return Traced([*self.ops, ("*", k)])
+
+        def __add__(self, k):
+            return Traced([*self.ops, ("+", k)])
+
+    ops = _gpu_interop.body(Traced()).ops
+    assert len(ops) == _gpu_interop.GRAPH_OPS == 100
+    assert ops[0::2] == [("*", 1.0001)] * 50 and ops[1::2] == [("+", 0.5)] * 50
+    # the same chain on ember arrays stays float32 and matches NumPy's
+    h = np.random.default_rng(0).random(_gpu_interop.GRAPH_N, dtype=np.float32)
+    want = _gpu_interop.body(h)
+    got = _gpu_interop.body(ember.asarray(h, device=device))
+    assert want.dtype == np.float32 and got.dtype == ember.float32
+    np.testing.assert_allclose(ember.asnumpy(got), want, rtol=1e-5)
+
+
+def test_interop_call_rows_verdicts():
+    from ember.bench import _gpu_interop as gi
+
+    assert gi._call_row("c", "ember", 3.99e-6, target_s=4e-6).status == "PASS"
+    assert gi._call_row("c", "ember", 4.02e-6, target_s=4e-6).status == "FAIL"
+    r = gi._call_row("c", "ember", "RuntimeError: boom", target_s=4e-6)
+    assert r.status == "ERROR" and "boom" in r.detail and r.measured == "-"
+    assert gi._call_row("c", "ember", None, target_s=4e-6).detail == "not run"
+    r = gi._call_row("c", "ember", 1e-6, target_s=2e-6, wrong="a copy, not a view")
+    assert r.status == "WRONG" and "a copy" in r.detail
+    # rows without a target carry no verdict, even when wrong or failed
+    assert gi._call_row("c", "cupy", 9e-6).status == ""
+    assert gi._call_row("c", "cupy", 1e-6, wrong="other values").status == ""
+    assert gi._call_row("c", "cupy", "boom").status == ""
+
+
+def test_interop_graph_rows_verdicts():
+    from ember.bench import _gpu_interop as gi
+
+    res = {"eager_s": 500e-6, "graph_s": 80e-6, "nodes": 100, "eager_launches": 100}
+    r = gi._graph_row("g", "ember", dict(res))
+    assert r.status == "PASS" and r.data["ratio"] == pytest.approx(6.25)
+    assert "100 nodes" in r.detail and "kernels" not in r.detail
+    assert gi._graph_row("g", "ember", dict(res, graph_s=125e-6)).status == "FAIL"
+    r = gi._graph_row("g", "ember", dict(res, wrong="replay != eager"))
+    assert r.status == "WRONG" and "replay != eager" in r.detail
+    r = gi._graph_row("g", "ember", dict(res, eager_launches=1))
+    assert "eager ran 1 kernels" in r.detail
+    assert gi._graph_row("g", "ember", "n/a: no graph API").status == "n/a"
+    assert gi._graph_row("g", "ember", "RuntimeError: boom").status == "ERROR"
+    assert gi._graph_row("g", "ember", dict(res, graph_s="while timing: x")).status == "ERROR"
+    r = gi._graph_row("g", "torch", dict(res, nodes=None))
+    assert r.status == "" and r.target == "" and "6.2x" in r.detail
+
+
+class _CpuEmber:
+    """The benchmark's view of ember (put/get/sync), on the CPU."""
+
+    name = "ember"
+
+    def __init__(self, xp):
+        self.xp = xp
+
+    def put(self, a):
+        return ember.asarray(a.copy())  # a copy, as on a device (ember views NumPy memory)
+
+    def get(self, x):
+        return ember.asnumpy(x)
+
+    def sync(self):
+        pass
+
+
+def test_graph_replay_check_catches_a_replay_that_does_not_rerun_the_ops():
+    import numpy as np
+    from ember.bench import _gpu_interop as gi
+
+    rng = np.random.default_rng(1)
+    h0, h1 = rng.random(16, dtype=np.float32), rng.random(16, dtype=np.float32)
+    lib = _CpuEmber(ember)
+    x = lib.put(h0)
+    y = gi.body(x)  # stands for the captured output
+
+    def set_x(h):
+        x[...] = lib.put(h)
+
+    def replay():  # reruns the chain on x's current values into y, as a graph replay does
+        y[...] = gi.body(x)
+
+    assert gi._replay_check(lib, x, y, replay, set_x, h1) is None
+    stale = gi._replay_check(lib, x, y, lambda: None, set_x, h0)  # y still from h1
+    assert stale is not None and "replay != eager" in stale
+
+
+def test_graph_case_without_the_graph_api_is_n_a_not_an_error():
+    import types
+
+    from ember.bench import _gpu
+    from ember.bench import _gpu_interop as gi
+
+    lib = _CpuEmber(types.SimpleNamespace(cuda=types.SimpleNamespace()))
+    rows = gi.graph_cases({"ember": lib}, _gpu.QUICK, lambda msg: None)
+    assert len(rows) == 1 and rows[0].status == "n/a" and "ember.cuda.graph" in rows[0].detail

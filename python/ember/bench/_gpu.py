@@ -1053,6 +1053,9 @@ def main(*, quick: bool = False, json_path: str | None = None, only: str | None 
     from . import _gpu_arrays
 
     _section(rows, "sort, mask, unique", lambda: _gpu_arrays.array_cases(libs, plan, _log))
+    from . import _gpu_interop
+
+    _section(rows, "interop, kernels, graphs", lambda: _gpu_interop.interop_cases(libs, plan, _log))
     rows += first_rows
     _section(rows, "host <-> device", lambda: transfer_cases(libs, plan, host, _log))
     host.clear()  # 2 GiB of host memory the memory cases do not need
