@@ -431,6 +431,41 @@ DType from_typestr(const std::string& ts, const char* who) {
 
 // An ember array viewing the CUDA memory an object exports with __cuda_array_interface__, on
 // device `dev_index` (-1: the device the pointer belongs to).
+[[noreturn]] void cai_bad(nb::handle v, const char* key, const char* expected) {
+    throw TypeError(std::string("ember.asarray: __cuda_array_interface__[\"") + key +
+                    "\"] must be " + expected + ", got " +
+                    (v.is_valid() ? nb::repr(v).c_str() : "nothing"));
+}
+
+// Entry `key` of a __cuda_array_interface__ dict as a T (TypeError naming it otherwise; a bool is
+// no int here).
+template <class T>
+T cai_entry(nb::handle v, const char* key, const char* expected) {
+    T out{};
+    if (!nb::try_cast<T>(v, out) || nb::isinstance<nb::bool_>(v) != std::is_same_v<T, bool>)
+        cai_bad(v, key, expected);
+    return out;
+}
+
+nb::object cai_required(nb::dict d, const char* key) {
+    if (!d.contains(key))
+        throw ValueError(std::string("ember.asarray: __cuda_array_interface__ lacks the entry \"") +
+                         key + "\"");
+    return d[key];
+}
+
+// A tuple or list of ints.
+std::vector<int64_t> cai_ints(nb::handle v, const char* key) {
+    const char* expected = "a tuple of ints";
+    if (!nb::isinstance<nb::tuple>(v) && !nb::isinstance<nb::list>(v)) cai_bad(v, key, expected);
+    std::vector<int64_t> out;
+    for (nb::handle e : v) {
+        if (!nb::isinstance<nb::int_>(e) || nb::isinstance<nb::bool_>(e)) cai_bad(v, key, expected);
+        out.push_back(nb::cast<int64_t>(e));
+    }
+    return out;
+}
+
 Array cai_import(nb::handle obj, nb::handle device, nb::handle copy, int dev_index) {
     const char* who = "ember.asarray";
     const std::optional<bool> want_copy =
@@ -440,19 +475,21 @@ Array cai_import(nb::handle obj, nb::handle device, nb::handle copy, int dev_ind
         throw TypeError(std::string(who) + ": __cuda_array_interface__ of " +
                         nb::type_name(obj.type()).c_str() + " is not a dict");
     nb::dict d = nb::borrow<nb::dict>(cai);
-    const int version = d.contains("version") ? nb::cast<int>(d["version"]) : 0;
-    const DType t = from_typestr(nb::cast<std::string>(d["typestr"]), who);
+    const int version =
+        d.contains("version") ? cai_entry<int>(d["version"], "version", "an int") : 0;
+    const DType t = from_typestr(
+        cai_entry<std::string>(cai_required(d, "typestr"), "typestr", "a string such as '<f4'"),
+        who);
     Shape shape;
-    for (nb::handle s : nb::object(d["shape"])) {
-        shape.push_back(nb::cast<int64_t>(s));
-        if (shape.back() < 0)
-            throw ValueError(std::string(who) + ": negative dimension " +
-                             std::to_string(shape.back()) + " in __cuda_array_interface__");
+    for (int64_t n : cai_ints(cai_required(d, "shape"), "shape")) {
+        shape.push_back(n);
+        if (n < 0)
+            throw ValueError(std::string(who) + ": negative dimension " + std::to_string(n) +
+                             " in __cuda_array_interface__");
     }
     Strides strides;
     if (d.contains("strides") && !d["strides"].is_none()) {
-        for (nb::handle s : nb::object(d["strides"])) {
-            const int64_t b = nb::cast<int64_t>(s);
+        for (int64_t b : cai_ints(d["strides"], "strides")) {
             if (b % int64_t(itemsize(t)) != 0)
                 throw ValueError(std::string(who) + ": stride of " + std::to_string(b) +
                                  " bytes is not a multiple of the item size");
@@ -469,14 +506,19 @@ Array cai_import(nb::handle obj, nb::handle device, nb::handle copy, int dev_ind
         throw ValueError(std::string(who) +
                          ": masked __cuda_array_interface__ arrays are not "
                          "supported");
-    auto data = nb::cast<std::pair<uintptr_t, bool>>(d["data"]);
+    nb::object data_entry = cai_required(d, "data");
+    if (!nb::isinstance<nb::tuple>(data_entry) || nb::len(data_entry) != 2)
+        cai_bad(data_entry, "data", "a tuple (pointer: int, read_only: bool)");
+    const std::pair<uintptr_t, bool> data{
+        cai_entry<uintptr_t>(data_entry[0], "data", "a tuple (pointer: int, read_only: bool)"),
+        cai_entry<bool>(data_entry[1], "data", "a tuple (pointer: int, read_only: bool)")};
     if (dev_index < 0) {
         dev_index = data.first ? cuda::pointer_device(data.first) : -1;
         if (dev_index < 0) dev_index = cuda::current_device();
     }
     // Producer's stream (v3): ember's current stream waits for the work queued on it so far.
     if (version >= 3 && d.contains("stream") && !d["stream"].is_none()) {
-        long long s = nb::cast<long long>(d["stream"]);
+        long long s = cai_entry<long long>(d["stream"], "stream", "an int or None");
         if (s == 0) s = 1;  // disallowed by the protocol; read as the legacy default stream
         cuda::current_wait_producer(dev_index, uintptr_t(s));
     }
