@@ -179,7 +179,7 @@ class RawModule:
         raise NotImplementedError("ember.RawModule.get_global is not supported yet")
 
 
-class RawKernel:
+class RawKernel(_k.KernelBase):
     """A CUDA kernel written in CUDA C++, launched as ``kernel(grid, block, args)``.
 
     `args` holds ember arrays (passed as device pointers), NumPy scalars (passed with their exact
@@ -219,6 +219,7 @@ class RawKernel:
         return self
 
     def _init(self, module, name):
+        _k.KernelBase.__init__(self)
         self._mod = module
         self.name = name
         self._fns = {}
@@ -241,6 +242,7 @@ class RawKernel:
         f = self._fns.get(device)
         if f is None:
             f = self._fns[device] = self._mod._function(self.name, device)
+            self._remember(f)
         return f
 
     def _compile(self, arch=90):
@@ -250,7 +252,9 @@ class RawKernel:
     def compile(self, log_stream=None):
         self._function()
 
-    def __call__(self, grid, block, args, shared_mem=0, stream=None):
+    # __call__ is KernelBase's (C++): it launches the function remembered for the current
+    # device, and comes here for the first launch on a device or without CUDA.
+    def _call_slow(self, grid, block, args, shared_mem=0, stream=None):
         if _cuda_available():
             f = self._fns.get(_current())
             if f is None:

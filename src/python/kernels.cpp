@@ -38,18 +38,21 @@ const NumpyTypes& numpy_types() {
 std::string py_type_name(nb::handle h) { return nb::type_name(h.type()).c_str(); }
 
 // The packed kernel arguments: each value's bytes, and the pointer array cuLaunchKernel takes.
+// Nothing is allocated for up to inline_slots arguments of at most 16 bytes (the common launch).
 struct Packed {
     static constexpr int inline_slots = 32;
     alignas(16) unsigned char slots[inline_slots][16];
-    std::deque<std::string> big;  // values over 16 bytes and slots past inline_slots (stable)
+    // Values over 16 bytes and slots past inline_slots (a deque keeps them in place).
+    std::unique_ptr<std::deque<std::string>> big;
     void* ptrs[inline_slots];
     std::vector<void*> more_ptrs;
     int n = 0;
 
     void* slot(size_t bytes) {
         if (bytes <= 16 && n < inline_slots) return slots[n];
-        big.emplace_back(bytes < 16 ? 16 : bytes, '\0');
-        return big.back().data();
+        if (!big) big = std::make_unique<std::deque<std::string>>();
+        big->emplace_back(bytes < 16 ? 16 : bytes, '\0');
+        return big->back().data();
     }
     void push(void* p) {
         if (n < inline_slots)
@@ -217,10 +220,8 @@ void dims(nb::handle h, unsigned out[3], const char* what, const std::string& wh
         if (n < 1 || n > 3)
             throw ValueError(who + ": " + what + " must have 1 to 3 dimensions, got " +
                              nb::repr(h).c_str());
-        for (Py_ssize_t k = 0; k < n; ++k) {
-            nb::object item = nb::steal(PySequence_GetItem(o, k));
-            one(item.ptr(), int(k));
-        }
+        for (Py_ssize_t k = 0; k < n; ++k)
+            one(PySequence_Fast_GET_ITEM(o, k), int(k));
     } else {
         one(o, 0);
     }
@@ -261,6 +262,21 @@ nb::object call(const user::Function& f, nb::handle grid, nb::handle block, nb::
     pack(p, args, &f, who);
     user::launch(f, g, b, unsigned(shared_mem), s, p.args());
     return nb::none();
+}
+
+// The base of ember.RawKernel: the kernel's loaded function per device, so that a launch goes
+// from Python straight to C++. A device without one yet (or no CUDA) takes the Python path,
+// RawKernel._call_slow, which loads the function (and remembers it here) or reports the error.
+struct KernelBase {
+    std::vector<std::shared_ptr<const user::Function>> by_device;
+};
+
+nb::object kernel_call(KernelBase& k, nb::handle grid, nb::handle block, nb::handle args,
+                       long long shared_mem, nb::handle stream) {
+    const int dev = user::current_device_or_none();
+    if (dev >= 0 && size_t(dev) < k.by_device.size() && k.by_device[size_t(dev)])
+        return call(*k.by_device[size_t(dev)], grid, block, args, shared_mem, stream);
+    return nb::find(&k).attr("_call_slow")(grid, block, args, shared_mem, stream);
 }
 
 }  // namespace
@@ -372,6 +388,17 @@ void bind_kernels(nb::module_& root) {
         .def("attribute", &user::function_attribute, nb::arg("attribute"))
         .def("set_attribute", &user::set_function_attribute, nb::arg("attribute"), nb::arg("value"))
         .def("__call__", &call, nb::arg("grid"), nb::arg("block"), nb::arg("args"),
+             nb::arg("shared_mem") = 0, nb::arg("stream") = nb::none());
+    nb::class_<KernelBase>(m, "KernelBase")
+        .def(nb::init<>())
+        .def("_remember",
+             [](KernelBase& k, const user::Function& f) {
+                 if (f.device < 0) return;
+                 if (k.by_device.size() <= size_t(f.device))
+                     k.by_device.resize(size_t(f.device) + 1);
+                 k.by_device[size_t(f.device)] = std::make_shared<const user::Function>(f);
+             })
+        .def("__call__", &kernel_call, nb::arg("grid"), nb::arg("block"), nb::arg("args"),
              nb::arg("shared_mem") = 0, nb::arg("stream") = nb::none());
 }
 

@@ -457,6 +457,8 @@ void set_function_attribute(const Function& f, int attribute, int value) {
           "cuFuncSetAttribute");
 }
 
+int current_device_or_none() noexcept { return backend::cuda() ? gpu::current_device() : -1; }
+
 void launch(const Function& f, const unsigned grid[3], const unsigned block[3], unsigned shared_mem,
             void* stream, void** args) {
     DeviceState& d = gpu::device(f.device);

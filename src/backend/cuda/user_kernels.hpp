@@ -62,6 +62,9 @@ void set_function_attribute(const Function& f, int attribute, int value);
 void launch(const Function& f, const unsigned grid[3], const unsigned block[3], unsigned shared_mem,
             void* stream, void** args);
 
+// The calling thread's current CUDA device, or -1 when CUDA is unavailable (never throws).
+int current_device_or_none() noexcept;
+
 // The number of multiprocessors of `device`.
 int multiprocessor_count(int device);
 
