@@ -37,6 +37,8 @@ __all__ = [
     "packbits",
     "printoptions",
     "savetxt",
+    "savez",
+    "savez_compressed",
     "set_printoptions",
     "typename",
     "unpackbits",
@@ -111,6 +113,27 @@ fromregex = _placed(_np.fromregex)
 def savetxt(fname, X, *args, **kwargs):
     """Writes the array as text (its values are copied to the host)."""
     _np.savetxt(fname, _host(_asarray(X)), *args, **kwargs)
+
+
+def _savez(save, who, file, args, kwds):
+    arrays = [_host(_asarray(a)) for a in args]
+    named = {}
+    for k, v in kwds.items():
+        if not isinstance(k, str):
+            raise TypeError(f"{who}: array names must be strings, got {k!r}")
+        named[k] = _host(_asarray(v))
+    save(file, *arrays, allow_pickle=False, **named)
+
+
+def savez(file, *args, **kwds):
+    """Writes the arrays into an uncompressed ``.npz`` archive (NumPy's format: read it back with
+    ``numpy.load``). The values are copied to the host; object arrays are refused (no pickles)."""
+    _savez(_np.savez, "ember.savez", file, args, kwds)
+
+
+def savez_compressed(file, *args, **kwds):
+    """As ``savez``, into a zip-deflated ``.npz`` archive."""
+    _savez(_np.savez_compressed, "ember.savez_compressed", file, args, kwds)
 
 
 # ---- computed on the device or from shapes --------------------------------------------------

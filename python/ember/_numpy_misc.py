@@ -36,7 +36,9 @@ __all__ = [
     "hanning",
     "histogram2d",
     "histogram_bin_edges",
+    "i0",
     "isfortran",
+    "kaiser",
     "iterable",
     "issubdtype",
     "mask_indices",
@@ -1042,6 +1044,53 @@ def blackman(M):
             + 0.08 * em.cos(4.0 * math.pi * n / (M - 1))
         ),
     )
+
+
+def kaiser(M, beta):
+    """The Kaiser window of M points with shape parameter beta (float64)."""
+    em = _ember()
+    beta = float(beta)
+    return _window(
+        M,
+        lambda n, M: (
+            i0(beta * em.sqrt(1.0 - ((n - (M - 1) / 2) / ((M - 1) / 2)) ** 2))
+            / float(em.asnumpy(i0(em.asarray(beta))))
+        ),
+    )
+
+
+_I0_SWITCH = 25.0  # the power series below, the asymptotic expansion above
+
+
+def i0(x, /):
+    """The modified Bessel function of the first kind, order 0, elementwise (NumPy's i0:
+    integers compute in float64, complex input is refused). Differentiable: it is composed of
+    ember ops. For |x| <= 25 the power series sum (x^2/4)^k / (k!)^2 (positive terms, 60 of
+    them); above, e^|x| / sqrt(2 pi |x|) times the asymptotic series sum a_k / |x|^k,
+    a_k = a_{k-1} (2k-1)^2 / (8k), whose smallest term there is below 1e-21 of the sum."""
+    em = _ember()
+    x = _asarray(x)
+    if x.dtype.kind == "c":
+        raise TypeError("ember.i0: complex input is not supported")
+    if x.dtype.kind != "f":
+        x = x.astype(em.float64)
+    a = em.abs(x)
+    small = em.minimum(a, _I0_SWITCH)
+    q = small * small * 0.25
+    term = em.ones_like(a)
+    series = term
+    for k in range(1, 61):
+        term = term * q * (1.0 / (k * k))
+        series = series + term
+    big = em.maximum(a, _I0_SWITCH)
+    inv = 1.0 / big
+    coef, term, asym = 1.0, em.ones_like(a), em.ones_like(a)
+    for k in range(1, 31):
+        coef *= (2 * k - 1) ** 2 / (8 * k)
+        term = term * inv
+        asym = asym + coef * term
+    asym = asym * em.exp(big) / em.sqrt(2.0 * math.pi * big)
+    return em.where(a <= _I0_SWITCH, series, asym)
 
 
 # ---- more -----------------------------------------------------------------------------------

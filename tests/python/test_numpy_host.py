@@ -30,6 +30,31 @@ def test_printing_and_scalars(device):
     assert ember.mintypecode(["d", "f"]) == "d"
 
 
+@pytest.mark.parametrize("fn", ["savez", "savez_compressed"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int64", "bool", "complex128"])
+def test_savez_round_trip(fn, dtype, device, tmp_path):
+    a = (RNG.standard_normal((3, 5)) * 3).astype(dtype)
+    x = em(a, device)
+    path = tmp_path / "a.npz"
+    getattr(ember, fn)(path, x, x[:, ::2].T, ember.asarray(2.5, device=device), b=x[0], e=x[:0])
+    with np.load(path, allow_pickle=False) as z:
+        assert sorted(z.files) == ["arr_0", "arr_1", "arr_2", "b", "e"]
+        np.testing.assert_array_equal(z["arr_0"], a)
+        np.testing.assert_array_equal(z["arr_1"], a[:, ::2].T)
+        assert z["arr_2"].shape == () and z["arr_2"] == 2.5
+        np.testing.assert_array_equal(z["b"], a[0])
+        assert z["e"].shape == (0, 5) and z["e"].dtype == a.dtype
+    buf = __import__("io").BytesIO()
+    getattr(ember, fn)(buf, [1, 2, 3])  # file objects and array-likes, as NumPy
+    buf.seek(0)
+    np.testing.assert_array_equal(np.load(buf)["arr_0"], [1, 2, 3])
+
+
+def test_savez_refuses_objects(tmp_path):
+    with pytest.raises(TypeError, match="unsupported NumPy dtype object"):
+        ember.savez(tmp_path / "o.npz", np.array([{"a": 1}], dtype=object))
+
+
 def test_text_and_files(device, tmp_path):
     a = RNG.standard_normal((3, 4))
     path = tmp_path / "a.txt"

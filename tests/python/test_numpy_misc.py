@@ -389,3 +389,38 @@ def test_more_helpers(device):
         ember.block([em([1, 2], device), em([3], device)]),
         np.block([np.array([1, 2]), np.array([3])]),
     )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "bool"])
+def test_i0(dtype, device):
+    x = np.concatenate([np.linspace(-40, 40, 801), [0, 1e-9, 24.999, 25.0, 25.001, 300, 700]])
+    a = x.astype(dtype) if dtype != "bool" else (x > 0)
+    want = np.i0(a)
+    got = ember.i0(em(a, device))
+    assert to_numpy(got).dtype == want.dtype
+    same(got, want, rtol=1e-14 if want.dtype == np.float64 else 2e-6)
+    # 0-d, empty, a non-contiguous view
+    same(ember.i0(em(np.float64(3.5), device)), np.i0(np.float64(3.5)), rtol=1e-14)
+    assert ember.i0(em(np.zeros((0, 3)), device)).shape == (0, 3)
+    b = np.linspace(-5, 5, 24).reshape(4, 6)
+    same(ember.i0(em(b, device)[:, ::2].T), np.i0(b[:, ::2].T), rtol=1e-14)
+    via_numpy = np.i0(em(b, device))  # NumPy's __array_function__ dispatch runs ember.i0
+    assert isinstance(via_numpy, ember.ndarray) and via_numpy.device == ember.Device(device)
+    with pytest.raises(TypeError, match="ember.i0: complex input"):
+        ember.i0(em(np.ones(2, np.complex64), device))
+
+
+def test_i0_gradient_is_i1(device):
+    x = em(np.array([-30.0, -3.0, 0.0, 0.5, 7.0, 24.0, 26.0, 60.0]), device)
+    x.requires_grad_()
+    ember.i0(x).sum().backward()
+    xs = to_numpy(x.detach())
+    h = 1e-6 * np.maximum(1.0, np.abs(xs))
+    fd = (np.i0(xs + h) - np.i0(xs - h)) / (2 * h)
+    np.testing.assert_allclose(to_numpy(x.grad), fd, rtol=1e-6, atol=1e-9)
+
+
+def test_kaiser():
+    for m in [0, 1, 2, 7, 16]:
+        for beta in [0.0, 5.0, 14.0]:
+            same(ember.kaiser(m, beta), np.kaiser(m, beta), rtol=1e-13)
