@@ -253,6 +253,11 @@ class CUDAGraph:
     the host, ``synchronize()``, ops whose result size depends on the data such as
     ``nonzero`` or ``x[mask]``) cannot be captured and raise ``CudaError`` naming the
     operation. Random numbers drawn during the capture are the same at every replay.
+
+    A whole training step (forward, ``backward()``, ``optimizer.step()``) can be captured and
+    each replay is one step, with an optimizer whose update uses no host-side state that changes
+    between steps (plain SGD): Adam's bias correction from its step count and SGD momentum's
+    first-step initialisation are fixed at the values of the capture.
     """
 
     __slots__ = ("_g",)

@@ -245,3 +245,50 @@ def test_matmul_and_reductions_in_a_graph():
     np.testing.assert_array_equal(ember.asnumpy(c), ember.asnumpy(c2))
     np.testing.assert_array_equal(ember.asnumpy(s), ember.asnumpy(c2.sum(axis=0)))
     np.testing.assert_array_equal(ember.asnumpy(m), ember.asnumpy(ember.max(c2, axis=1)))
+
+
+@needs_cuda
+def test_training_step_with_plain_sgd_replays_like_eager():
+    # Forward, backward and a plain SGD update captured once; each replay is one training step.
+    # (Optimizers whose update depends on a host-side step count or lazily made state, such as
+    # Adam's bias correction or SGD momentum's first step, bake the capture's values in.)
+    def make():
+        ember.random.seed(11)
+        model = ember.nn.Sequential(
+            ember.nn.Linear(20, 32), ember.nn.ReLU(), ember.nn.Linear(32, 4)
+        ).to("cuda")
+        return model, ember.optim.SGD(model.parameters(), lr=0.05)
+
+    rng = np.random.default_rng(2)
+    batches = [
+        (rng.standard_normal((16, 20), dtype=np.float32), rng.integers(0, 4, 16)) for _ in range(4)
+    ]
+    loss_fn = ember.nn.CrossEntropyLoss()
+
+    model, opt = make()
+    eager = []
+    for xb, yb in batches:
+        opt.zero_grad()
+        loss = loss_fn(model(ember.asarray(xb, device="cuda")), ember.asarray(yb, device="cuda"))
+        loss.backward()
+        opt.step()
+        eager.append(float(loss))
+    eager_w = [ember.asnumpy(p.detach()) for p in model.parameters()]
+
+    model, opt = make()
+    x = ember.asarray(batches[0][0], device="cuda")
+    y = ember.asarray(batches[0][1], device="cuda")
+    opt.zero_grad()
+    with ember.cuda.graph() as g:
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+    replayed = []
+    for xb, yb in batches:
+        x[...] = ember.asarray(xb, device="cuda")
+        y[...] = ember.asarray(yb, device="cuda")
+        g.replay()
+        replayed.append(float(loss))
+    assert replayed == eager
+    for p, w in zip(model.parameters(), eager_w, strict=True):
+        np.testing.assert_array_equal(ember.asnumpy(p.detach()), w)
