@@ -500,6 +500,30 @@ def _void(values):
     return buf.view(np.dtype((np.void, buf.nbytes)))[0]
 
 
+def _add_param(p, a, is_out, types, who, with_values, sig, kargs, names):
+    """Appends parameter p's entry of the kernel signature, its argument (for a launch: None when
+    only the source is wanted) and the dtype name it brings to the header. Returns the C type of
+    an array parameter's elements, which the caller loads and stores; None for raw arrays and
+    scalars, which the kernel takes as they are."""
+    vt = p.ctype
+    if not _is_array(a):
+        t = p.dtype or types[p.placeholder]
+        names.append(t)
+        sig.append(f"const {vt} {p.name}")
+        kargs.append(_numpy_scalar(a, t, who, p.name) if with_values else None)
+        return None
+    st = _CTYPES[a.dtype.name]
+    names.append(a.dtype.name)
+    if p.raw:
+        rnd, value = _raw_struct(a) if with_values else (max(a.ndim, 1), None)
+        sig.append(f"const _ember_raw<{st}, {rnd}> {p.name}")
+        kargs.append(value)
+        return None
+    sig.append(f"{'' if is_out else 'const '}{st}* _p_{p.name}")
+    kargs.append(a)
+    return st
+
+
 def _raw_struct(a):
     nd = max(a.ndim, 1)
     shape = list(a.shape) if a.ndim else [1]
@@ -691,17 +715,9 @@ class ElementwiseKernel:
         for idx, (p, a) in enumerate(zip(params, given, strict=True)):
             is_out = idx >= self.nin
             vt = p.ctype
-            if _is_array(a):
-                st = _CTYPES[a.dtype.name]
-                complex_names.append(a.dtype.name)
-                if p.raw:
-                    rnd, value = _raw_struct(a) if with_values else (max(a.ndim, 1), None)
-                    sig.append(f"const _ember_raw<{st}, {rnd}> {p.name}")
-                    kargs.append(value)
-                    continue
+            st = _add_param(p, a, is_out, types, self._who, with_values, sig, kargs, complex_names)
+            if st is not None:
                 off = "i" if contiguous else f"_o{slot[id(p)]}"
-                sig.append(f"{'' if is_out else 'const '}{st}* _p_{p.name}")
-                kargs.append(a)
                 if is_out:
                     if st == _CTYPES.get(types.get(p.ctype, p.dtype)):
                         loads.append(f"        {vt}& {p.name} = _p_{p.name}[{off}];\n")
@@ -716,11 +732,6 @@ class ElementwiseKernel:
                     loads.append(
                         f"        const {vt} {p.name} = static_cast<{vt}>(_p_{p.name}[{off}]);\n"
                     )
-            else:
-                t = p.dtype or types[p.placeholder]
-                complex_names.append(t)
-                sig.append(f"const {vt} {p.name}")
-                kargs.append(_numpy_scalar(a, t, self._who, p.name) if with_values else None)
         sig.append("const long long _n")
         kargs.append(np.int64(n))
         src = _header(types, complex_names)
@@ -1000,26 +1011,12 @@ class ReductionKernel:
         for idx, (p, a) in enumerate(zip(params, given, strict=True)):
             is_out = idx >= self.nin
             vt = p.ctype
-            if _is_array(a):
-                st = _CTYPES[a.dtype.name]
-                names.append(a.dtype.name)
-                if p.raw:
-                    rnd, value = _raw_struct(a) if with_values else (max(a.ndim, 1), None)
-                    sig.append(f"const _ember_raw<{st}, {rnd}> {p.name}")
-                    kargs.append(value)
-                    continue
-                sig.append(f"{'' if is_out else 'const '}{st}* _p_{p.name}")
-                kargs.append(a)
-                if not is_out:
-                    loads.append(
-                        f"                const {vt} {p.name} = "
-                        f"static_cast<{vt}>(_p_{p.name}[_o{slot[id(p)]}]);\n"
-                    )
-            else:
-                t = p.dtype or types[p.placeholder]
-                names.append(t)
-                sig.append(f"const {vt} {p.name}")
-                kargs.append(_numpy_scalar(a, t, self._who, p.name) if with_values else None)
+            st = _add_param(p, a, is_out, types, self._who, with_values, sig, kargs, names)
+            if st is not None and not is_out:
+                loads.append(
+                    f"                const {vt} {p.name} = "
+                    f"static_cast<{vt}>(_p_{p.name}[_o{slot[id(p)]}]);\n"
+                )
         sig += ["const long long _nout", "const long long _nred", "const _ember_rgeom _g"]
         nout = math.prod(shape[d] for d in kept)
         kargs += [
