@@ -40,6 +40,8 @@ __all__ = [
     "savez",
     "savez_compressed",
     "set_printoptions",
+    "show_config",
+    "show_runtime",
     "typename",
     "unpackbits",
 ]
@@ -134,6 +136,82 @@ def savez(file, *args, **kwds):
 def savez_compressed(file, *args, **kwds):
     """As ``savez``, into a zip-deflated ``.npz`` archive."""
     _savez(_np.savez_compressed, "ember.savez_compressed", file, args, kwds)
+
+
+# ---- configuration --------------------------------------------------------------------------
+
+
+def _config():
+    em = _ember()
+    b = _core._build_info()
+    cuda = {
+        "available": em.cuda.is_available(),
+        "unavailable_reason": em.cuda.unavailable_reason(),
+        "driver_version": b["cuda_driver_version"],
+        "nvrtc_version": ".".join(map(str, b["nvrtc_version"])) if b["nvrtc_version"] else None,
+        "kernel_cache_dir": em.cuda.kernel_cache_dir(),
+    }
+    if not b["nvrtc_version"]:
+        cuda["nvrtc_unavailable_reason"] = b["nvrtc_unavailable_reason"]
+    return {
+        "ember": {"version": em.__version__, "numpy": _np.__version__},
+        "Build": {"compiler": b["compiler"], "c++ standard": b["cxx_standard"]},
+        "CPU": {
+            "blas": b["blas"] + (" (ILP64)" if b["blas_ilp64"] else ""),
+            "lapack": b["lapack"],
+            "fft": "NumPy's pocketfft",
+            "threads": b["host_threads"],
+        },
+        "CUDA": cuda,
+    }
+
+
+def _print_sections(d):
+    for section, items in d.items():
+        print(f"{section}:")
+        if isinstance(items, list):
+            for item in items:
+                print("  - " + ", ".join(f"{k}: {v}" for k, v in item.items()))
+            continue
+        for k, v in items.items():
+            print(f"  {k}: {v}")
+
+
+def show_config(mode="stdout"):
+    """ember's build and the libraries it found: the compiler, BLAS, LAPACK and FFT of the CPU,
+    the CUDA driver and NVRTC. ``mode="dicts"`` returns them as a dict instead of printing."""
+    if mode not in ("stdout", "dicts"):
+        raise ValueError(f"ember.show_config: mode must be 'stdout' or 'dicts', got {mode!r}")
+    d = _config()
+    if mode == "dicts":
+        return d
+    _print_sections(d)
+    return None
+
+
+def show_runtime():
+    """What ember uses in this process: the host threads, each CUDA device (name, compute
+    capability, memory) and the kernel cache counters."""
+    em = _ember()
+    d = {"host": {"threads": _core._build_info()["host_threads"]}}
+    if em.cuda.is_available():
+        devices = []
+        for i in range(em.cuda.device_count()):
+            p = em.cuda.get_device_properties(i)
+            devices.append(
+                {
+                    "device": f"cuda:{i}",
+                    "name": p["name"],
+                    "compute capability": f"{p['major']}.{p['minor']}",
+                    "memory": f"{p['total_memory'] / 2**30:.1f} GiB",
+                    "multiprocessors": p["multi_processor_count"],
+                }
+            )
+        d["CUDA devices"] = devices
+        d["kernel cache"] = em.cuda.kernel_cache_stats()
+    else:
+        d["CUDA"] = {"unavailable": em.cuda.unavailable_reason()}
+    _print_sections(d)
 
 
 # ---- computed on the device or from shapes --------------------------------------------------

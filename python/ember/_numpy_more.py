@@ -13,6 +13,7 @@ from ._manipulation import _asarray
 
 __all__ = [
     "ascontiguousarray",
+    "asfortranarray",
     "convolve",
     "copyto",
     "correlate",
@@ -173,6 +174,31 @@ def ascontiguousarray(a, dtype=None):
     if x.ndim == 0:
         x = x.reshape((1,))
     return x if _is_c_contiguous(x) else x.copy()
+
+
+def asfortranarray(a, dtype=None):
+    """An F-contiguous (column-major) array with the data of `a` (at least 1-D), copying only
+    when needed. ember's ops accept any layout; this one is for code that hands memory on."""
+    em = _ember()
+    same_dtype = dtype is None or (isinstance(a, _core.ndarray) and a.dtype == dtype)
+    x = a if isinstance(a, _core.ndarray) and same_dtype else em.asarray(a, dtype=dtype)
+    if x.ndim == 0:
+        x = x.reshape((1,))
+    if _is_f_contiguous(x):
+        return x
+    axes = tuple(reversed(range(x.ndim)))
+    return em.permute_dims(em.permute_dims(x, axes).copy(), axes)
+
+
+def _is_f_contiguous(x):
+    if x.size == 0:
+        return True  # NumPy counts empty arrays as contiguous either way
+    expected = x.itemsize
+    for n, s in zip(x.shape, x.strides, strict=True):
+        if n != 1 and s != expected:
+            return False
+        expected *= n
+    return True
 
 
 def _is_c_contiguous(x):

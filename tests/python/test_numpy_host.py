@@ -115,3 +115,25 @@ def test_apply_over_axes_histogramdd_einsum_path(device):
     m1, m2, m3 = (RNG.standard_normal(s) for s in [(8, 2), (2, 9), (9, 3)])
     got = ember.einsum_path("ij,jk,kl->il", em(m1, device), em(m2, device), em(m3, device))
     assert got == np.einsum_path("ij,jk,kl->il", m1, m2, m3)
+
+
+def test_show_config_and_runtime(capsys):
+    d = ember.show_config(mode="dicts")
+    assert d["ember"]["version"] == ember.__version__
+    assert d["CPU"]["threads"] >= 1
+    assert d["CPU"]["blas"] != "none" and d["CPU"]["lapack"]
+    assert d["CUDA"]["available"] == ember.cuda.is_available()
+    if not ember.cuda.is_available():
+        assert d["CUDA"]["unavailable_reason"]
+    assert ember.show_config() is None
+    out = capsys.readouterr().out
+    assert "CPU:" in out and f"  blas: {d['CPU']['blas']}" in out and "CUDA:" in out
+    ember.show_runtime()
+    out = capsys.readouterr().out
+    assert f"  threads: {d['CPU']['threads']}" in out
+    if ember.cuda.is_available():
+        assert "cuda:0" in out and ember.cuda.get_device_name(0) in out
+    else:
+        assert "unavailable:" in out
+    with pytest.raises(ValueError, match="ember.show_config: mode must be"):
+        ember.show_config(mode="json")

@@ -143,6 +143,25 @@ def test_ascontiguousarray(device):
     )
 
 
+@pytest.mark.parametrize("shape", [(4, 6), (2, 3, 5), (7,), (0, 3)])
+def test_asfortranarray(shape, device):
+    a = RNG.standard_normal(shape)
+    x = em(a, device)
+    f = ember.asfortranarray(x)
+    want = np.asfortranarray(a)
+    if a.size:  # NumPy's strides of an empty array are its own choice
+        assert f.strides == want.strides and ember.isfortran(f) == np.isfortran(want)
+    same(f, want, exact=True)
+    assert ember.asfortranarray(f) is f  # already column-major: no copy
+    rev = ember.permute_dims(x, tuple(reversed(range(x.ndim))))  # column-major view of x
+    assert ember.asfortranarray(rev) is rev
+    g = ember.asfortranarray(x[..., ::2], dtype=ember.float32)
+    if a.size:
+        assert g.strides == np.asfortranarray(a[..., ::2], dtype=np.float32).strides
+    same(g, np.asfortranarray(a[..., ::2], dtype=np.float32), exact=True)
+    assert ember.asfortranarray(em(2.5, device)).shape == (1,)
+
+
 def test_copyto(device):
     a = RNG.standard_normal((3, 4))
     dst = em(np.zeros((3, 4)), device)
