@@ -42,10 +42,32 @@ public:
         return *this;
     }
 
+    // Retargets this operand in place (no temporary Operand: one is a few hundred bytes, and
+    // building and copying them showed in profiles of small ops).
+    void refer(const Array& a) {
+        drop_hold();
+        is_scalar = false;
+        ptr_ = &a;
+    }
+    void set_scalar(const Scalar& s) {
+        drop_hold();
+        scalar = s;
+        is_scalar = true;
+        ptr_ = &hold_;
+    }
+    void hold(Array&& a) {
+        hold_ = std::move(a);
+        is_scalar = false;
+        ptr_ = &hold_;
+    }
+
     const Array& array() const { return *ptr_; }
     DType dtype() const { return is_scalar ? scalar.dtype : ptr_->dtype(); }
 
 private:
+    void drop_hold() {
+        if (hold_.defined()) hold_ = Array();
+    }
     Array hold_;
     const Array* ptr_ = &hold_;
 };

@@ -18,18 +18,18 @@ namespace {
 using ops::OpId;
 
 nb::object binary(OpId op, nb::handle self, nb::handle other, bool reflected) {
-    Operand b = Operand(false);
-    if (!to_operand(other, b, false, "ember.ndarray")) return nb::borrow(Py_NotImplemented);
-    const Operand a(as_array(self));
-    const Operand xs[2] = {reflected ? b : a, reflected ? a : b};
+    // The operands are filled in place (see Operand::refer).
+    Operand xs[2] = {Operand(false), Operand(false)};
+    if (!to_operand(other, xs[reflected ? 0 : 1], false, "ember.ndarray"))
+        return nb::borrow(Py_NotImplemented);
+    xs[reflected ? 1 : 0].refer(as_array(self));
     return wrap(heavy(max_size(xs), run_map, op, std::span<const Operand>(xs)));
 }
 
 nb::object inplace(OpId op, nb::handle self, nb::handle other) {
-    Operand b = Operand(false);
-    if (!to_operand(other, b, false, "ember.ndarray")) return nb::borrow(Py_NotImplemented);
     const Array& a = as_array(self);
-    const Operand xs[2] = {Operand(a), b};
+    Operand xs[2] = {Operand(a), Operand(false)};
+    if (!to_operand(other, xs[1], false, "ember.ndarray")) return nb::borrow(Py_NotImplemented);
     heavy(a.size(), [&] {
         map(op, xs, &a);
         return 0;

@@ -66,12 +66,12 @@ bool weak_scalar(nb::handle h, Scalar& out) {
 
 bool to_operand(nb::handle h, Operand& out, bool strict, const char* who) {
     if (is_ndarray(h)) {
-        out = Operand(as_array(h));
+        out.refer(as_array(h));
         return true;
     }
     Scalar s;
     if (weak_scalar(h, s)) {
-        out = Operand(s);
+        out.set_scalar(s);
         return true;
     }
     if (!strict) {
@@ -96,10 +96,10 @@ bool to_operand(nb::handle h, Operand& out, bool strict, const char* who) {
     if (arr.ndim() == 0) {
         // A host 0-d value (a NumPy scalar) is a strong scalar of its dtype, so it combines
         // with arrays on any device (as PyTorch does with 0-d CPU tensors).
-        out = Operand(arr.item());
+        out.set_scalar(arr.item());
         return true;
     }
-    out = Operand(Array(arr));  // held: `a` dies with this frame
+    out.hold(Array(arr));  // held: `a` dies with this frame
     return true;
 }
 
