@@ -641,7 +641,9 @@ class ElementwiseKernel:
         self.nargs = self.nin + self.nout
         self._who = who
 
-    def _plan(self, args, size=None):
+    def _checked_args(self, args):
+        """(params, given arguments padded with None for missing outputs, placeholder types),
+        after checking the argument count and kinds."""
         who = self._who
         if len(args) not in (self.nin, self.nargs):
             raise TypeError(
@@ -656,6 +658,11 @@ class ElementwiseKernel:
         for p in params:
             if p.placeholder is not None and p.placeholder not in types:
                 raise TypeError(f"{who}: cannot determine the type {p.placeholder} of {p.name!r}")
+        return params, given, types
+
+    def _plan(self, args, size=None):
+        who = self._who
+        params, given, types = self._checked_args(args)
         arrays = [a for a in given if _is_array(a)]
         dev = _device_of(arrays, who)
         # The iteration shape: the broadcast of the non-raw array arguments (outputs included).
@@ -782,16 +789,7 @@ class ElementwiseKernel:
 
     def _plan_meta(self, args, size):
         # Like _plan, but CPU arrays are fine and outputs are not allocated.
-        who = self._who
-        if len(args) not in (self.nin, self.nargs):
-            return self._plan(args, size)
-        params = self.in_params + self.out_params
-        given = list(args) + [None] * (self.nargs - len(args))
-        _check_arg_kinds(params, given, self.nin, who)
-        types = _resolve_types(params, given, who)
-        for p in params:
-            if p.placeholder is not None and p.placeholder not in types:
-                raise TypeError(f"{who}: cannot determine the type {p.placeholder} of {p.name!r}")
+        params, given, types = self._checked_args(args)
         shapes = [
             tuple(a.shape) for p, a in zip(params, given, strict=True) if _is_array(a) and not p.raw
         ]
