@@ -7,6 +7,8 @@ and a sample, unique against NumPy's."""
 from __future__ import annotations
 
 import dataclasses
+import functools
+import operator
 
 import numpy as np
 
@@ -67,14 +69,31 @@ def _rows(case, libs, times, nbytes, check, target, ratio, unit_count=None):
     return rows
 
 
-def _checked(lib, fn, x, verify):
-    """fn(x) once, verified on the host; the error text, or None."""
-    try:
-        out = fn(x)
+def _measure(libs, plan, inputs, make, verify):
+    """(times, check) of one case: the host arrays `inputs` go to each lib's device and
+    make(lib, *them) returns the call to time; each lib's call is run once and verified on the
+    host first (check: its error text or None), then all are timed together. A lib that failed
+    gets its error as its time."""
+    work, check = [], {}
+    for lib in libs:
+        try:
+            fn = make(lib, *(lib.put(a) for a in inputs))
+            out = fn()
+            lib.sync()
+            check[lib.name] = verify(np.asarray(lib.get(out)))
+            work.append((lib, fn))
+        except Exception as e:  # reported on the row
+            check[lib.name] = _error(e)
+    times = time_kernels(work, plan)
+    for lib in libs:
+        times.setdefault(lib.name, check.get(lib.name) or "not run")
+    return times, check
+
+
+def _release(libs):
+    for lib in libs:
         lib.sync()
-        return verify(np.asarray(lib.get(out)))
-    except Exception as e:  # reported on the row
-        return _error(e)
+        lib.release()
 
 
 def array_cases(libs, plan, log) -> list[Row]:
@@ -94,23 +113,11 @@ def array_cases(libs, plan, log) -> list[Row]:
         same = np.isclose(float(np.sum(s, dtype=np.float64)), total, rtol=1e-9)
         return None if same else "not the input's keys"
 
-    work, check = [], {}
-    for lib in libs:
-        try:
-            x = lib.put(host)
-            fn = _sort_fn(lib)
-            check[lib.name] = _checked(lib, fn, x, verify_sort)
-            work.append((lib, lambda fn=fn, x=x: fn(x)))
-        except Exception as e:
-            check[lib.name] = _error(e)
-    times = time_kernels(work, slow)
-    for lib in libs:
-        times.setdefault(lib.name, check.get(lib.name) or "not run")
+    times, check = _measure(
+        libs, slow, (host,), lambda lib, x: functools.partial(_sort_fn(lib), x), verify_sort
+    )
     rows += _rows("sort 2^28 f32", libs, times, host.nbytes, check, ">= cupy keys/s", 1.0, SORT_N)
-    del work
-    for lib in libs:
-        lib.sync()
-        lib.release()
+    _release(libs)
 
     # boolean mask selection of half of 2^28 float32
     log("x[mask] 2^28 f32, half")
@@ -123,21 +130,13 @@ def array_cases(libs, plan, log) -> list[Row]:
             return f"{s.shape[0]} selected, expected {count}"
         return None if np.array_equal(s[:: 1 << 12], picked) else "wrong values"
 
-    work, check = [], {}
-    for lib in libs:
-        try:
-            x, m = lib.put(host), lib.put(keep)
-
-            def fn(x=x, m=m):
-                return x[m]
-
-            check[lib.name] = _checked(lib, lambda _: fn(), None, verify_mask)
-            work.append((lib, fn))
-        except Exception as e:
-            check[lib.name] = _error(e)
-    times = time_kernels(work, slow)
-    for lib in libs:
-        times.setdefault(lib.name, check.get(lib.name) or "not run")
+    times, check = _measure(
+        libs,
+        slow,
+        (host, keep),
+        lambda lib, x, m: functools.partial(operator.getitem, x, m),
+        verify_mask,
+    )
     rows += _rows(
         "x[mask] 2^28 f32, half selected",
         libs,
@@ -147,10 +146,8 @@ def array_cases(libs, plan, log) -> list[Row]:
         f">= {MASK_RATIO}x cupy speed",
         MASK_RATIO,
     )
-    del work, host, keep
-    for lib in libs:
-        lib.sync()
-        lib.release()
+    del host, keep
+    _release(libs)
 
     # unique of 2^24 int32 (about 2^20 distinct values)
     log("unique 2^24 i32")
@@ -160,20 +157,9 @@ def array_cases(libs, plan, log) -> list[Row]:
     def verify_unique(u):
         return None if np.array_equal(u, want) else f"{u.size} values, expected {want.size}"
 
-    work, check = [], {}
-    for lib in libs:
-        try:
-            x = lib.put(ints)
-            fn = _unique_fn(lib)
-            check[lib.name] = _checked(lib, fn, x, verify_unique)
-            work.append((lib, lambda fn=fn, x=x: fn(x)))
-        except Exception as e:
-            check[lib.name] = _error(e)
-    times = time_kernels(work, slow)
-    for lib in libs:
-        times.setdefault(lib.name, check.get(lib.name) or "not run")
+    times, check = _measure(
+        libs, slow, (ints,), lambda lib, x: functools.partial(_unique_fn(lib), x), verify_unique
+    )
     rows += _rows("unique 2^24 i32", libs, times, ints.nbytes, check, ">= cupy speed", 1.0)
-    for lib in libs:
-        lib.sync()
-        lib.release()
+    _release(libs)
     return rows
