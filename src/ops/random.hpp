@@ -792,11 +792,19 @@ EMBER_HD inline void packed_real(const Params& p, uint64_t block, T* out) {
 }
 
 #ifdef EMBER_DEVICE_PRELUDE
-// Normal element e (block e / V, value e % V) whose first word w the fast path did not take,
-// stored as T.
+// Normal element e (block e / V, value e % V) that the fast path did not take, stored as T: its
+// first word again (one more Philox block: cheaper than carrying the word to here), then the slow
+// path.
 template <class T, class C, int V>
-__device__ void normal_finish(T* out, const Params& p, unsigned long long e, zig_word<C> w) {
-    Stream s{p.key, p.pos + e / V, 2u + unsigned(e % V)};
+__device__ void normal_finish(T* out, const Params& p, unsigned long long e) {
+    const unsigned j = unsigned(e % V);
+    const Block r = packed_block(p.key, p.pos + e / V);
+    zig_word<C> w;
+    if constexpr (V == 2)
+        w = j ? (uint64_t(r.v[2]) << 32) | r.v[3] : (uint64_t(r.v[0]) << 32) | r.v[1];
+    else
+        w = j == 0 ? r.v[0] : j == 1 ? r.v[1] : j == 2 ? r.v[2] : r.v[3];
+    Stream s{p.key, p.pos + e / V, 2u + j};
     C z = zig_slow<C>(w, s);
     if (normal_affine(p)) z = C(p.a) + C(p.b) * z;
     out[e] = ember::dev::convert<T>(z);
@@ -804,25 +812,28 @@ __device__ void normal_finish(T* out, const Params& p, unsigned long long e, zig
 
 // The GPU's loop over the packed normals of n elements stored as T (computed as C, V per
 // block), for 256-thread blocks: the values of packed_real, in another order of work. A warp
-// takes 32 consecutive blocks per step. The words its fast path does not take (1.5%) wait in a
-// queue in shared memory and are finished 32 at a time, one per lane: a warp pays for the slow
-// path about once in 17 steps instead of in most steps (128 words, 85% of steps have one).
+// takes 32 * U consecutive blocks per step, lane l blocks l, l + 32, ... (coalesced stores). The
+// fast path reads a shared table indexed by the word's layer and sign bits whose widths carry
+// the sign (x * -w is x * w with its sign flipped, bit for bit, -0.0 included). The elements it
+// does not take (1.5%) wait in a queue in shared memory and are finished 32 at a time, one per
+// lane: a warp pays for the slow path about once in 8 steps instead of in most steps.
 template <class T, class C, int V>
 __device__ void normal_fill(T* __restrict__ out, const Params& p, unsigned long long n) {
     using W = zig_word<C>;
-    struct Pending {
-        unsigned long long e;  // the element
-        W w;                   // its first word
-    };
+    constexpr int U = 2;                     // Philox blocks per lane and step
     constexpr unsigned warps = 8, cap = 64;  // per warp: < 32 waiting + 32 added per round
-    __shared__ Pending queue[warps][cap];
-    __shared__ zig_layer<C> table[256];
-    for (unsigned i = threadIdx.x; i < 256u; i += blockDim.x)
-        table[i] = zig_table<C>()[i];
+    constexpr int shift = sizeof(C) == 8 ? 11 : 9;
+    __shared__ unsigned long long queue[warps][cap];
+    __shared__ zig_layer<C> table[512];
+    for (unsigned i = threadIdx.x; i < 512u; i += blockDim.x) {
+        zig_layer<C> l = zig_table<C>()[i & 255u];
+        if (i & 256u) l.w = -l.w;
+        table[i] = l;
+    }
     __syncthreads();
     const unsigned long long blocks = (n + V - 1) / V;
-    const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
     if (blockDim.x > warps * 32) {  // not the launch this is written for: one block per thread
+        const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x;
         for (unsigned long long k = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
              k < blocks; k += step) {
             C c[V];
@@ -832,61 +843,73 @@ __device__ void normal_fill(T* __restrict__ out, const Params& p, unsigned long 
         }
         return;
     }
-    const unsigned lane = threadIdx.x & 31u;
-    Pending* q = queue[threadIdx.x >> 5];
+    const unsigned lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
+    unsigned long long* q = queue[threadIdx.x >> 5];
     const bool affine = normal_affine(p);
     const C a = C(p.a), b = C(p.b);
-    unsigned count = 0;  // words waiting in q (the same in every lane)
+    const unsigned long long step = (unsigned long long)gridDim.x * blockDim.x * U;
+    const unsigned long long whole_blocks = n / V;
+    unsigned count = 0;  // elements waiting in q (the same in every lane)
     for (unsigned long long base =
-             (unsigned long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u);
+             ((unsigned long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u)) * U;
          base < blocks; base += step) {
-        const unsigned long long k = base + lane;
-        W w[V];
-        unsigned miss = 0;
-        if (k < blocks) {
-            const Block r = packed_block(p.key, p.pos + k);
+        // The U blocks first (their chains interleave), beyond the end too (not stored).
+        Block r[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u)
+            r[u] = packed_block(p.key, p.pos + base + 32u * u + lane);
+        const bool whole = base + 32u * U <= whole_blocks;  // every value of the step is stored
+        unsigned miss = 0;  // bit u * V + j: value j of the lane's block u is not taken
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const unsigned long long k = base + 32u * u + lane;
             ember::dev::vec_t<T, V> y;
+#pragma unroll
             for (int j = 0; j < V; ++j) {
+                W w;
                 if constexpr (V == 2)
-                    w[j] = (uint64_t(r.v[2 * j]) << 32) | r.v[2 * j + 1];
+                    w = (uint64_t(r[u].v[2 * j]) << 32) | r[u].v[2 * j + 1];
                 else
-                    w[j] = r.v[j];
-                C x;
-                if (!zig_fast<C>(w[j], x, table)) miss |= 1u << j;
+                    w = r[u].v[j];
+                const zig_layer<C> l = table[unsigned(w) & 511u];
+                C x = C(w >> shift) * l.w;
+                if (!(w < l.k)) miss |= 1u << (u * V + j);
                 if (affine) x = a + b * x;
                 y.v[j] = ember::dev::convert<T>(x);
             }
-            if ((k + 1) * V <= n) {
+            if (whole) {
                 reinterpret_cast<ember::dev::vec_t<T, V>*>(out)[k] = y;
             } else {
-                for (int j = 0; j < V; ++j)
-                    if (k * V + j < n) out[k * V + j] = y.v[j];
-                miss &= (1u << unsigned(n - k * V)) - 1;
+#pragma unroll
+                for (int j = 0; j < V; ++j) {
+                    if (k * V + j < n)
+                        out[k * V + j] = y.v[j];
+                    else
+                        miss &= ~(1u << (u * V + j));
+                }
             }
         }
-        // One word per lane and round into the queue; 32 waiting: each lane finishes one.
+        // One element per lane and round into the queue; 32 waiting: each lane finishes one.
         while (__any_sync(0xffffffffu, miss != 0)) {
             const unsigned adding = __ballot_sync(0xffffffffu, miss != 0);
             if (miss) {
-                const unsigned j = (miss & 1u) ? 0u : (miss & 2u) ? 1u : (miss & 4u) ? 2u : 3u;
+                const unsigned bit = unsigned(__ffs(miss)) - 1u;
                 miss &= miss - 1;
-                W wj = 0;
-                for (int i = 0; i < V; ++i)
-                    wj |= w[i] & (W(0) - W(unsigned(i) == j));
-                q[count + __popc(adding & ((1u << lane) - 1))] = {k * V + j, wj};
+                q[count + __popc(adding & below)] =
+                    (base + 32u * (bit / V) + lane) * V + bit % V;
             }
             count += __popc(adding);
             if (count >= 32) {
                 count -= 32;
                 __syncwarp();
-                const Pending mine = q[count + lane];
+                const unsigned long long e = q[count + lane];
                 __syncwarp();
-                normal_finish<T, C, V>(out, p, mine.e, mine.w);
+                normal_finish<T, C, V>(out, p, e);
             }
         }
     }
     __syncwarp();
-    if (lane < count) normal_finish<T, C, V>(out, p, q[lane].e, q[lane].w);
+    if (lane < count) normal_finish<T, C, V>(out, p, q[lane]);
 }
 #endif
 

@@ -385,8 +385,15 @@ def test_dlpack_kwargs():
     x = ember.ones(3, device="cpu")
     cap = x.__dlpack__(max_version=(1, 0))
     assert cap is not None
-    with pytest.raises((BufferError, ValueError, TypeError)):
-        x.__dlpack__(dl_device=(2, 0))  # a CPU array cannot be exported to a CUDA device
+    with pytest.raises(BufferError, match="copy=False"):
+        x.__dlpack__(dl_device=(2, 0), copy=False)  # another device needs a copy
+    if ember.cuda.is_available():  # a copy on the device, as the protocol allows
+        y = ember.from_dlpack(x.__dlpack__(dl_device=(2, 0)))
+        assert y.device == ember.Device("cuda:0")
+        assert_close(y, np.ones(3, dtype=np.float32))
+    else:
+        with pytest.raises(BufferError, match="cannot export to cuda"):
+            x.__dlpack__(dl_device=(2, 0))
 
 
 def test_bool_of_zero_d(device):
