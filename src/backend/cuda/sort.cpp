@@ -160,20 +160,60 @@ __device__ __forceinline__ unsigned digit_of(K v, long long g, long long n, int 
     return unsigned((unsigned long long)(g / n) >> (8 * (pass - key_passes))) & 255u;
 }
 
-// The lanes of the warp whose digit (0..256) equals this lane's, from nine ballots: a cost
-// independent of how many distinct digits the warp holds (__match_any_sync's grows with them; on
-// the H200 the ballots made the 2^28-key sort 20% faster).
+// The lanes of the warp whose digit equals this lane's, from one ballot per bit of the digit: a
+// cost independent of how many distinct digits the warp holds (__match_any_sync's grows with them;
+// on the H200 the ballots made the 2^28-key sort 20% faster). BITS = 8 for digits 0..255, 9 where
+// 256 marks a lane without a key (the last tile).
+template <int BITS>
 __device__ __forceinline__ unsigned peers_of(unsigned d) {
     unsigned m = 0xffffffffu;
 #pragma unroll
-    for (int b = 0; b < 9; ++b) {
-        const unsigned set = __ballot_sync(0xffffffffu, (d >> b) & 1u);
-        m &= ((d >> b) & 1u) ? set : ~set;
+    for (int b = 0; b < BITS; ++b) {
+        // The lanes sharing bit b with this one, in four instructions (the compiler's own
+        // rendering of `bit ? ballot : ~ballot` tests the bit twice).
+        unsigned e;
+        asm("{\n\t.reg .pred p;\n\t"
+            "and.b32 %0, %1, %2;\n\t"
+            "setp.ne.u32 p, %0, 0;\n\t"
+            "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t"
+            "@!p not.b32 %0, %0;\n\t"
+            "}"
+            : "=r"(e)
+            : "r"(d), "r"(1u << b));
+        m &= e;
     }
     return m;
 }
 
-// hist[d * tiles + b] <- the number of keys of tile b with digit d (32 bits: at most TILE).
+// hist[d * tiles + b] <- the number of keys of tile b with digit d (32 bits: at most TILE). FULL:
+// the tile holds TILE keys (every tile but the last), so nothing is checked.
+template <bool FULL>
+__device__ __forceinline__ void hist_tile(const K* __restrict__ keys,
+                                          const long long* __restrict__ idx, long long start,
+                                          unsigned valid_n, long long n, int pass, int desc,
+                                          unsigned* bins) {
+    // All of the thread's keys are read before any is counted: the loads overlap.
+    K v[ITEMS];
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+        const unsigned j = unsigned(r) * 256u + threadIdx.x;
+        if (FULL || j < valid_n) v[r] = keys[start + j];
+    }
+    unsigned dg[ITEMS];
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+        const unsigned j = unsigned(r) * 256u + threadIdx.x;
+        const long long i = start + j;
+        const bool valid = FULL || j < valid_n;
+        // Positions: row passes only.
+        const long long g = idx && pass >= key_passes && valid ? idx[i] : i;
+        dg[r] = valid ? digit_of(v[r], g, n, pass, desc) : 256u;
+    }
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r)
+        if (FULL || dg[r] < 256u) atomicAdd(&bins[dg[r]], 1u);
+}
+
 extern "C" __global__ void NAME_hist(const K* __restrict__ keys,
                                      const long long* __restrict__ idx, long long count,
                                      long long n, int pass, int desc,
@@ -183,26 +223,10 @@ extern "C" __global__ void NAME_hist(const K* __restrict__ keys,
     __syncthreads();
     const long long start = (long long)blockIdx.x * TILE;
     const long long left = count - start;
-    const unsigned valid_n = left < TILE ? unsigned(left) : unsigned(TILE);
-    // All of the thread's keys are read before any is counted: the loads overlap.
-    K v[ITEMS];
-#pragma unroll
-    for (int r = 0; r < ITEMS; ++r) {
-        const unsigned j = unsigned(r) * 256u + threadIdx.x;
-        if (j < valid_n) v[r] = keys[start + j];
-    }
-    unsigned dg[ITEMS];
-#pragma unroll
-    for (int r = 0; r < ITEMS; ++r) {
-        const unsigned j = unsigned(r) * 256u + threadIdx.x;
-        const long long i = start + j;
-        // Positions: row passes only.
-        const long long g = idx && pass >= key_passes && j < valid_n ? idx[i] : i;
-        dg[r] = j < valid_n ? digit_of(v[r], g, n, pass, desc) : 256u;
-    }
-#pragma unroll
-    for (int r = 0; r < ITEMS; ++r)
-        if (dg[r] < 256u) atomicAdd(&bins[dg[r]], 1u);
+    if (left >= TILE)
+        hist_tile<true>(keys, idx, start, TILE, n, pass, desc, bins);
+    else
+        hist_tile<false>(keys, idx, start, unsigned(left), n, pass, desc, bins);
     __syncthreads();
     hist[(unsigned long long)threadIdx.x * gridDim.x + blockIdx.x] = bins[threadIdx.x];
 }
@@ -271,26 +295,27 @@ extern "C" __global__ void NAME_scan(unsigned* __restrict__ hist, long long tile
 // a digit's run is written by consecutive threads to consecutive addresses (coalesced). The
 // positions follow through the same shared buffer. Four blocks per multiprocessor (at most 64
 // registers): on the H200 the extra warps hiding shared-memory latency gave 15% over three.
-extern "C" __global__ void __launch_bounds__(256, 4)
-    NAME_scatter(const K* __restrict__ kin, K* __restrict__ kout,
-                                        const long long* __restrict__ iin,
-                                        long long* __restrict__ iout, long long count,
-                                        long long n, int pass, int desc,
-                                        const unsigned* __restrict__ hist,
-                                        const unsigned long long* __restrict__ seg,
-                                        long long segs,
-                                        const unsigned long long* __restrict__ totals) {
+struct ScatterShared {
     // exch: the tile-sorted keys, then the positions; first the per-warp digit counts.
-    __shared__ __align__(16) unsigned char exch[EXCH_BYTES];
-    __shared__ unsigned char sdig[TILE];
-    __shared__ unsigned long long delta[256];
-    __shared__ unsigned long long scan_g[256];
-    __shared__ unsigned scan_l[256];
-    unsigned (*wcount)[256] = reinterpret_cast<unsigned (*)[256]>(exch);
+    __align__(16) unsigned char exch[EXCH_BYTES];
+    unsigned char sdig[TILE];
+    unsigned long long delta[256];
+    unsigned long long scan_g[256];
+    unsigned scan_l[256];
+};
+
+// FULL: the tile holds TILE keys (every tile but the last), so no key is checked and the digits
+// need 8 ballots, not 9.
+template <bool FULL>
+__device__ __forceinline__ void scatter_tile(ScatterShared& sh, const K* __restrict__ kin,
+                                             K* __restrict__ kout,
+                                             const long long* __restrict__ iin,
+                                             long long* __restrict__ iout, long long first,
+                                             unsigned valid_n, long long n, int pass, int desc,
+                                             unsigned long long gbase,
+                                             unsigned long long tot) {
+    unsigned (*wcount)[256] = reinterpret_cast<unsigned (*)[256]>(sh.exch);
     const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
-    const long long first = (long long)blockIdx.x * TILE;
-    const long long left = count - first;
-    const unsigned valid_n = left < TILE ? unsigned(left) : unsigned(TILE);
     // v[r]: the key of round r; dr[r]: its digit << 16 | its rank (256 << 16: no key).
     K v[ITEMS];
     unsigned dr[ITEMS];
@@ -299,19 +324,16 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) {
         const unsigned j = wfirst + unsigned(r) * 32u + lane;
-        if (j < valid_n) v[r] = kin[first + j];
+        if (FULL || j < valid_n) v[r] = kin[first + j];
     }
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) {
         const unsigned j = wfirst + unsigned(r) * 32u + lane;
         const long long i = first + j;
-        const long long g = iin && pass >= key_passes && j < valid_n ? iin[i] : i;
-        dr[r] = j < valid_n ? digit_of(v[r], g, n, pass, desc) : 256u;
+        const bool valid = FULL || j < valid_n;
+        const long long g = iin && pass >= key_passes && valid ? iin[i] : i;
+        dr[r] = valid ? digit_of(v[r], g, n, pass, desc) : 256u;
     }
-    // This tile's global digit starts, read early too.
-    const unsigned long long tot = totals[t];
-    const unsigned long long gbase = seg[(unsigned long long)t * segs + blockIdx.x / SEG] +
-                                     hist[(unsigned long long)t * gridDim.x + blockIdx.x];
 #pragma unroll
     for (int w = 0; w < 8; ++w)
         wcount[w][t] = 0;
@@ -319,9 +341,9 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) {
         const unsigned j = wfirst + unsigned(r) * 32u + lane;
-        const bool valid = j < valid_n;
+        const bool valid = FULL || j < valid_n;
         const unsigned d = dr[r];
-        const unsigned peers = peers_of(d);
+        const unsigned peers = peers_of<FULL ? 8 : 9>(d);
         const unsigned below = __popc(peers & ((1u << lane) - 1u));
         const unsigned prior = valid ? wcount[warp][d] : 0u;
         dr[r] = d << 16 | (prior + below);
@@ -338,46 +360,50 @@ extern "C" __global__ void __launch_bounds__(256, 4)
         wcount[w][t] = run;
         run += c;
     }
-    scan_l[t] = run;
-    scan_g[t] = tot;
+    sh.scan_l[t] = run;
+    sh.scan_g[t] = tot;
     __syncthreads();
     for (int off = 1; off < 256; off <<= 1) {
-        const unsigned al = t >= unsigned(off) ? scan_l[t - off] : 0u;
-        const unsigned long long ag = t >= unsigned(off) ? scan_g[t - off] : 0ull;
+        const unsigned al = t >= unsigned(off) ? sh.scan_l[t - off] : 0u;
+        const unsigned long long ag = t >= unsigned(off) ? sh.scan_g[t - off] : 0ull;
         __syncthreads();
-        scan_l[t] += al;
-        scan_g[t] += ag;
+        sh.scan_l[t] += al;
+        sh.scan_g[t] += ag;
         __syncthreads();
     }
-    const unsigned lstart = scan_l[t] - run;
-    const unsigned long long gstart = scan_g[t] - tot + gbase;
-    delta[t] = gstart - lstart;  // modulo 2^64: delta[d] + slot is the global position
-    scan_l[t] = lstart;
+    const unsigned lstart = sh.scan_l[t] - run;
+    const unsigned long long gstart = sh.scan_g[t] - tot + gbase;
+    sh.delta[t] = gstart - lstart;  // modulo 2^64: delta[d] + slot is the global position
+    sh.scan_l[t] = lstart;
     __syncthreads();
     // dr[r] <- the key's slot in the tile-sorted order (or TILE: no key).
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) {
         const unsigned d = dr[r] >> 16;
-        dr[r] = d < 256u ? scan_l[d] + wcount[warp][d] + (dr[r] & 0xffffu) : unsigned(TILE);
-        if (d < 256u) sdig[dr[r]] = (unsigned char)d;
+        if (FULL || d < 256u) {
+            dr[r] = sh.scan_l[d] + wcount[warp][d] + (dr[r] & 0xffffu);
+            sh.sdig[dr[r]] = (unsigned char)d;
+        } else {
+            dr[r] = unsigned(TILE);
+        }
     }
     __syncthreads();  // wcount (in exch) is read: exch takes the keys
-    K* skey = reinterpret_cast<K*>(exch);
+    K* skey = reinterpret_cast<K*>(sh.exch);
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r)
-        if (dr[r] < unsigned(TILE)) skey[dr[r]] = v[r];
+        if (FULL || dr[r] < unsigned(TILE)) skey[dr[r]] = v[r];
     __syncthreads();
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) {
         const unsigned j = unsigned(r) * 256u + t;
-        if (j < valid_n) kout[delta[sdig[j]] + j] = skey[j];
+        if (FULL || j < valid_n) kout[sh.delta[sh.sdig[j]] + j] = skey[j];
     }
     if (!iout) return;
     __syncthreads();
-    long long* spos = reinterpret_cast<long long*>(exch);
+    long long* spos = reinterpret_cast<long long*>(sh.exch);
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r)
-        if (dr[r] < unsigned(TILE)) {
+        if (FULL || dr[r] < unsigned(TILE)) {
             const long long i = first + wfirst + unsigned(r) * 32u + lane;
             spos[dr[r]] = iin ? iin[i] : i;  // not kept in registers: read here (again, row passes)
         }
@@ -385,8 +411,29 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) {
         const unsigned j = unsigned(r) * 256u + t;
-        if (j < valid_n) iout[delta[sdig[j]] + j] = spos[j];
+        if (FULL || j < valid_n) iout[sh.delta[sh.sdig[j]] + j] = spos[j];
     }
+}
+
+extern "C" __global__ void __launch_bounds__(256, 4)
+    NAME_scatter(const K* __restrict__ kin, K* __restrict__ kout,
+                 const long long* __restrict__ iin, long long* __restrict__ iout,
+                 long long count, long long n, int pass, int desc,
+                 const unsigned* __restrict__ hist, const unsigned long long* __restrict__ seg,
+                 long long segs, const unsigned long long* __restrict__ totals) {
+    __shared__ ScatterShared sh;
+    const unsigned t = threadIdx.x;
+    const long long first = (long long)blockIdx.x * TILE;
+    const long long left = count - first;
+    // This tile's global digit starts, read early too.
+    const unsigned long long tot = totals[t];
+    const unsigned long long gbase = seg[(unsigned long long)t * segs + blockIdx.x / SEG] +
+                                     hist[(unsigned long long)t * gridDim.x + blockIdx.x];
+    if (left >= TILE)
+        scatter_tile<true>(sh, kin, kout, iin, iout, first, TILE, n, pass, desc, gbase, tot);
+    else
+        scatter_tile<false>(sh, kin, kout, iin, iout, first, unsigned(left), n, pass, desc,
+                            gbase, tot);
 }
 
 // Short rows: block b sorts row b (n keys at b * n) by itself, every key pass in this one launch
@@ -434,7 +481,7 @@ extern "C" __global__ void NAME_rows(const K* kin, K* ka, K* kb, long long* ia, 
                 if (isrc) g = isrc[i];
                 d = digit_of(v, 0, 1, p, desc);
             }
-            const unsigned peers = peers_of(d);
+            const unsigned peers = peers_of<9>(d);
             const unsigned rank = __popc(peers & ((1u << lane) - 1u));
             if (valid && rank == 0) warp_count[warp][d] = __popc(peers);
             __syncthreads();
