@@ -1,12 +1,14 @@
 // The GPU sort family: an LSD radix sort of order-preserving key bits (the CPU backend's mapping,
-// src/backend/cpu/sort.cpp), 8 bits per pass, and binary searches. Each pass is three launches:
-// per-tile digit histograms (32-bit), an exclusive scan of each digit's counts over the tiles (in
-// segments of 4096 tiles, with 64-bit segment starts), and a stable scatter that ranks a tile's
-// keys within their digit with warp ballots, reorders the tile in shared memory by digit and
-// writes each digit's run with consecutive threads (coalesced). Rows are sorted
-// together: the key passes first, then stable passes on the row number (carried as the global
-// position). Short rows (n <= 8192, many rows or one small one) skip all that: one block sorts
-// each row through every pass in a single launch.
+// src/backend/cpu/sort.cpp), 8 bits per pass, onesweep style, and binary searches. One kernel
+// counts every pass's digits first (key passes from the keys, row passes from the row count).
+// Then each pass is one launch: a block takes the next tile (a counter hands them out in order),
+// ranks its keys within their digit with warp ballots, publishes its digit counts, reads the
+// counts of the tiles before it (decoupled look-back: it stops at the first tile that has
+// published its inclusive prefix), reorders the tile in shared memory by digit and writes each
+// digit's run with consecutive threads (coalesced). Rows are sorted together: the key passes
+// first, then stable passes on the row number (carried as the global position). Short rows
+// (n <= 8192, many rows or one small one) skip all that: one block sorts each row through every
+// pass in a single launch.
 #include "backend/cuda/sort.hpp"
 
 #include <string>
@@ -22,7 +24,6 @@ namespace {
 // positions, TILE * max(sizeof(K), 8) = 32 KB.
 int items_per_thread(DType t) { return itemsize(t) > 8 ? 8 : 16; }
 int64_t tile_of(DType t) { return 256 * int64_t(items_per_thread(t)); }
-constexpr int64_t seg_tiles = 4096;    // tiles per scan segment (SEG; its counts fit 32 bits)
 constexpr int64_t short_row = 8192;    // rows up to this long: one block per row
 constexpr int64_t short_count = 4096;  // or one row up to this long
 
@@ -147,7 +148,11 @@ std::string key_functions(DType t) {
 constexpr const char* sort_body = R"(
 #define ITEMS @ITEMS@
 #define TILE (256 * ITEMS)
-#define SEG @SEG@
+// Look-back words: the pass's epoch (pass + 1; 0: not yet written in this sort), whether the value
+// is the inclusive prefix of the tile (or only its own count), and the value.
+#define EPOCH_SHIFT 58
+#define INCL_BIT (1ull << 57)
+#define VALUE_MASK (INCL_BIT - 1ull)
 #define EXCH_BYTES (TILE * (sizeof(K) > 8 ? sizeof(K) : 8))
 
 // The digit of element i in pass `pass`: a key byte (inverted for descending sorts) or, for the
@@ -185,103 +190,63 @@ __device__ __forceinline__ unsigned peers_of(unsigned d) {
     return m;
 }
 
-// hist[d * tiles + b] <- the number of keys of tile b with digit d (32 bits: at most TILE). FULL:
-// the tile holds TILE keys (every tile but the last), so nothing is checked.
-template <bool FULL>
-__device__ __forceinline__ void hist_tile(const K* __restrict__ keys,
-                                          const long long* __restrict__ idx, long long start,
-                                          unsigned valid_n, long long n, int pass, int desc,
-                                          unsigned* bins) {
-    // All of the thread's keys are read before any is counted: the loads overlap.
-    K v[ITEMS];
-#pragma unroll
-    for (int r = 0; r < ITEMS; ++r) {
-        const unsigned j = unsigned(r) * 256u + threadIdx.x;
-        if (FULL || j < valid_n) v[r] = keys[start + j];
-    }
-    unsigned dg[ITEMS];
-#pragma unroll
-    for (int r = 0; r < ITEMS; ++r) {
-        const unsigned j = unsigned(r) * 256u + threadIdx.x;
-        const long long i = start + j;
-        const bool valid = FULL || j < valid_n;
-        // Positions: row passes only.
-        const long long g = idx && pass >= key_passes && valid ? idx[i] : i;
-        dg[r] = valid ? digit_of(v[r], g, n, pass, desc) : 256u;
-    }
-#pragma unroll
-    for (int r = 0; r < ITEMS; ++r)
-        if (FULL || dg[r] < 256u) atomicAdd(&bins[dg[r]], 1u);
+__device__ __forceinline__ void st_relaxed(unsigned long long* p, unsigned long long v) {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
 }
 
-extern "C" __global__ void NAME_hist(const K* __restrict__ keys,
-                                     const long long* __restrict__ idx, long long count,
-                                     long long n, int pass, int desc,
-                                     unsigned* __restrict__ hist) {
-    __shared__ unsigned bins[256];
-    bins[threadIdx.x] = 0;
+// counts[p * 256 + d] += the number of keys whose digit in pass p is d, for every pass (counts
+// starts zeroed). Key passes: from the keys, per block in shared memory, then one atomic per bin.
+// Row passes (p >= key_passes), whose digit is byte p - key_passes of the row number: block 0
+// counts the rows (n keys each) arithmetically.
+extern "C" __global__ void NAME_counts(const K* __restrict__ keys, long long count, long long n,
+                                       int passes, int desc,
+                                       unsigned long long* __restrict__ counts) {
+    __shared__ unsigned bins[key_passes * 256];
+    const unsigned t = threadIdx.x;
+    for (unsigned i = t; i < unsigned(key_passes) * 256u; i += 256u)
+        bins[i] = 0;
     __syncthreads();
-    const long long start = (long long)blockIdx.x * TILE;
-    const long long left = count - start;
-    if (left >= TILE)
-        hist_tile<true>(keys, idx, start, TILE, n, pass, desc, bins);
-    else
-        hist_tile<false>(keys, idx, start, unsigned(left), n, pass, desc, bins);
-    __syncthreads();
-    hist[(unsigned long long)threadIdx.x * gridDim.x + blockIdx.x] = bins[threadIdx.x];
-}
-
-// Block d scans digit d's tile counts hist[d * tiles ...] in segments of SEG tiles: each count
-// becomes the number of keys with digit d in the earlier tiles of its segment (fits 32 bits),
-// seg[d * segs + s] <- those of the segments before s, totals[d] <- all of them. Warp w takes 512
-// counts of a segment, 32 at a time (coalesced), with shuffle scans.
-extern "C" __global__ void NAME_scan(unsigned* __restrict__ hist, long long tiles,
-                                     unsigned long long* __restrict__ seg, long long segs,
-                                     unsigned long long* __restrict__ totals) {
-    __shared__ unsigned wsum[8];
-    const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
-    unsigned* h = hist + (unsigned long long)blockIdx.x * tiles;
-    unsigned long long carry = 0;
-    for (long long s = 0; s < segs; ++s) {
-        const long long first = s * SEG + (long long)warp * (SEG / 8);
-        unsigned ex[SEG / 256];
+    const long long step = (long long)gridDim.x * TILE;
+    for (long long c = (long long)blockIdx.x * TILE; c < count; c += step) {
+        const long long left = count - c;
+        // All of the thread's keys are read before any is counted: the loads overlap.
+        K v[ITEMS];
 #pragma unroll
-        for (int k = 0; k < SEG / 256; ++k) {
-            const long long i = first + k * 32 + lane;
-            ex[k] = i < tiles ? h[i] : 0u;
+        for (int r = 0; r < ITEMS; ++r) {
+            const long long j = (long long)r * 256 + t;
+            if (j < left) v[r] = keys[c + j];
         }
-        unsigned run = 0;
 #pragma unroll
-        for (int k = 0; k < SEG / 256; ++k) {
-            const unsigned v = ex[k];
-            unsigned x = v;
+        for (int r = 0; r < ITEMS; ++r) {
+            if ((long long)r * 256 + t < left) {
 #pragma unroll
-            for (int off = 1; off < 32; off <<= 1) {
-                const unsigned y = __shfl_up_sync(0xffffffffu, x, off);
-                if (lane >= unsigned(off)) x += y;
+                for (int p = 0; p < key_passes; ++p) {
+                    const unsigned b = key_byte(v[r], p);
+                    atomicAdd(&bins[p * 256 + (desc ? 255u - b : b)], 1u);
+                }
             }
-            ex[k] = run + x - v;
-            run += __shfl_sync(0xffffffffu, x, 31);
         }
-        if (lane == 0) wsum[warp] = run;
-        __syncthreads();
-        unsigned before = 0, all = 0;
-#pragma unroll
-        for (int w = 0; w < 8; ++w) {
-            const unsigned c = wsum[w];
-            before += unsigned(w) < warp ? c : 0u;
-            all += c;
-        }
-#pragma unroll
-        for (int k = 0; k < SEG / 256; ++k) {
-            const long long i = first + k * 32 + lane;
-            if (i < tiles) h[i] = before + ex[k];
-        }
-        if (t == 0) seg[(unsigned long long)blockIdx.x * segs + s] = carry;
-        carry += all;
-        __syncthreads();
     }
-    if (t == 0) totals[blockIdx.x] = carry;
+    __syncthreads();
+    for (unsigned i = t; i < unsigned(key_passes) * 256u; i += 256u)
+        if (bins[i]) atomicAdd(&counts[i], (unsigned long long)bins[i]);
+    if (blockIdx.x == 0) {
+        const unsigned long long rows = (unsigned long long)(count / n);
+        for (int p = key_passes; p < passes; ++p) {
+            // Rows r < rows whose byte b is t: `span` consecutive rows share each byte value,
+            // which repeats every `period` rows (rows < 2^31: b <= 3).
+            const int b = p - key_passes;
+            const unsigned long long span = 1ull << (8 * b), period = span << 8;
+            const unsigned long long rest = rows % period, lo = (unsigned long long)t * span;
+            const unsigned long long part = rest > lo ? (rest - lo < span ? rest - lo : span) : 0;
+            counts[p * 256 + t] = ((rows / period) * span + part) * (unsigned long long)n;
+        }
+    }
 }
 
 // Moves tile b's keys (and positions) to their places, stably. Warp w reads keys
@@ -289,8 +254,8 @@ extern "C" __global__ void NAME_scan(unsigned* __restrict__ hist, long long tile
 // digit among the warp's earlier keys (peers from peers_of plus the warp's running digit
 // counts); keys, digits and ranks stay in registers. Then the tile's digit counts, their
 // exclusive scan (each digit's run in the tile-sorted order) and each digit's global start (the
-// digit's start over all tiles, plus its keys in earlier segments and in earlier tiles of this
-// segment) give every key its slot in the tile-sorted order; the keys go to shared memory in
+// digit's start over all tiles, from the counts, plus its keys in earlier tiles, from the
+// look-back) give every key its slot in the tile-sorted order; the keys go to shared memory in
 // that order and thread j writes slot j to the digit's global start + (j - the run's start), so
 // a digit's run is written by consecutive threads to consecutive addresses (coalesced). The
 // positions follow through the same shared buffer. Four blocks per multiprocessor (at most 64
@@ -312,7 +277,7 @@ __device__ __forceinline__ void scatter_tile(ScatterShared& sh, const K* __restr
                                              const long long* __restrict__ iin,
                                              long long* __restrict__ iout, long long first,
                                              unsigned valid_n, long long n, int pass, int desc,
-                                             unsigned long long gbase,
+                                             unsigned tile, unsigned long long* status,
                                              unsigned long long tot) {
     unsigned (*wcount)[256] = reinterpret_cast<unsigned (*)[256]>(sh.exch);
     const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5;
@@ -360,6 +325,11 @@ __device__ __forceinline__ void scatter_tile(ScatterShared& sh, const K* __restr
         wcount[w][t] = run;
         run += c;
     }
+    // Digit t's count in this tile, published for the tiles after it (tile 0: its inclusive
+    // prefix already).
+    const unsigned long long tag = (unsigned long long)(pass + 1) << EPOCH_SHIFT;
+    unsigned long long* mine = status + (unsigned long long)tile * 256u + t;
+    st_relaxed(mine, tag | (tile == 0 ? INCL_BIT : 0ull) | run);
     sh.scan_l[t] = run;
     sh.scan_g[t] = tot;
     __syncthreads();
@@ -371,8 +341,22 @@ __device__ __forceinline__ void scatter_tile(ScatterShared& sh, const K* __restr
         sh.scan_g[t] += ag;
         __syncthreads();
     }
+    // Look-back: digit t's keys in the tiles before this one, walking back until a tile whose
+    // inclusive prefix is out; then this tile's own inclusive prefix goes out.
+    unsigned long long before = 0;
+    if (tile > 0) {
+        const unsigned long long epoch = (unsigned long long)(pass + 1);
+        for (long long j = (long long)tile - 1;;) {
+            const unsigned long long w = ld_relaxed(status + (unsigned long long)j * 256u + t);
+            if ((w >> EPOCH_SHIFT) != epoch) continue;  // not published yet
+            before += w & VALUE_MASK;
+            if (w & INCL_BIT) break;
+            --j;
+        }
+        st_relaxed(mine, tag | INCL_BIT | (before + run));
+    }
     const unsigned lstart = sh.scan_l[t] - run;
-    const unsigned long long gstart = sh.scan_g[t] - tot + gbase;
+    const unsigned long long gstart = sh.scan_g[t] - tot + before;
     sh.delta[t] = gstart - lstart;  // modulo 2^64: delta[d] + slot is the global position
     sh.scan_l[t] = lstart;
     __syncthreads();
@@ -419,21 +403,24 @@ extern "C" __global__ void __launch_bounds__(256, 4)
     NAME_scatter(const K* __restrict__ kin, K* __restrict__ kout,
                  const long long* __restrict__ iin, long long* __restrict__ iout,
                  long long count, long long n, int pass, int desc,
-                 const unsigned* __restrict__ hist, const unsigned long long* __restrict__ seg,
-                 long long segs, const unsigned long long* __restrict__ totals) {
+                 const unsigned long long* __restrict__ counts, unsigned long long* status,
+                 unsigned* next_tile) {
     __shared__ ScatterShared sh;
+    __shared__ unsigned tile_s;
     const unsigned t = threadIdx.x;
-    const long long first = (long long)blockIdx.x * TILE;
+    // Tiles in the order blocks start, so every tile looked back at has a running block.
+    if (t == 0) tile_s = atomicAdd(next_tile, 1u);
+    const unsigned long long tot = counts[t];  // digit t's keys in the whole pass
+    __syncthreads();
+    const unsigned tile = tile_s;
+    const long long first = (long long)tile * TILE;
     const long long left = count - first;
-    // This tile's global digit starts, read early too.
-    const unsigned long long tot = totals[t];
-    const unsigned long long gbase = seg[(unsigned long long)t * segs + blockIdx.x / SEG] +
-                                     hist[(unsigned long long)t * gridDim.x + blockIdx.x];
     if (left >= TILE)
-        scatter_tile<true>(sh, kin, kout, iin, iout, first, TILE, n, pass, desc, gbase, tot);
+        scatter_tile<true>(sh, kin, kout, iin, iout, first, TILE, n, pass, desc, tile, status,
+                           tot);
     else
-        scatter_tile<false>(sh, kin, kout, iin, iout, first, unsigned(left), n, pass, desc,
-                            gbase, tot);
+        scatter_tile<false>(sh, kin, kout, iin, iout, first, unsigned(left), n, pass, desc, tile,
+                            status, tot);
 }
 
 // Short rows: block b sorts row b (n keys at b * n) by itself, every key pass in this one launch
@@ -588,7 +575,6 @@ Program sort_program(DType t) {
     p.source += std::string("typedef ") + kt.storage + " K;\n";
     p.source += key_functions(t);
     std::string body = replace_all(sort_body, "NAME_", prefix + "_");
-    body = replace_all(body, "@SEG@", std::to_string(seg_tiles));
     p.source += replace_all(body, "@ITEMS@", std::to_string(items_per_thread(t)));
     return p;
 }
@@ -617,7 +603,6 @@ void sort(DeviceState& d, const backend::SortCall& c) {
     }
     const int64_t tile = tile_of(c.dtype);
     const int64_t tiles = (count + tile - 1) / tile;
-    const int64_t segs = (tiles + seg_tiles - 1) / seg_tiles;
     if (tiles >= (int64_t(1) << 31))
         throw ValueError("ember.sort: too many elements for the GPU sort (" +
                          std::to_string(count) + ")");
@@ -627,8 +612,7 @@ void sort(DeviceState& d, const backend::SortCall& c) {
     const int passes = kp + row_passes;
     const bool carry_idx = c.indices || row_passes > 0;
 
-    CUfunction fh = sort_kernel(d, c.dtype, 0, "hist");
-    CUfunction fs = sort_kernel(d, c.dtype, 1, "scan");
+    CUfunction fc = sort_kernel(d, c.dtype, 0, "counts");
     CUfunction fx = sort_kernel(d, c.dtype, 2, "scatter");
 
     // Pass p writes buffer A when passes - 1 - p is even, so the last pass writes the outputs.
@@ -636,7 +620,17 @@ void sort(DeviceState& d, const backend::SortCall& c) {
     Scratch kfinal(d, c.sorted ? 0 : kbytes), kother(d, passes > 1 ? kbytes : 0);
     Scratch ifinal(d, carry_idx && !c.indices ? ibytes : 0);
     Scratch iother(d, carry_idx && passes > 1 ? ibytes : 0);
-    Scratch hist(d, size_t(256 * tiles) * 4), seg(d, size_t(256 * segs) * 8), totals(d, 256 * 8);
+    // One zeroed block: the look-back words (tiles x 256, shared by the passes through their
+    // epochs), each pass's digit counts and each pass's tile counter.
+    const size_t status_words = size_t(tiles) * 256, count_words = size_t(passes) * 256;
+    const size_t meta_bytes = (status_words + count_words) * 8 + size_t(passes) * 4;
+    Scratch meta(d, (meta_bytes + 7) / 8 * 8);
+    check(api().cuMemsetD32Async(CUdeviceptr(reinterpret_cast<uintptr_t>(meta.p)), 0,
+                                 (meta_bytes + 7) / 8 * 2, current_stream(d)),
+          "cuMemsetD32Async");
+    unsigned long long* status = static_cast<unsigned long long*>(meta.p);
+    unsigned long long* counts = status + status_words;
+    unsigned* next_tile = reinterpret_cast<unsigned*>(counts + count_words);
     void* ka = c.sorted ? c.sorted : kfinal.p;
     void* kb = kother.p;
     void* ia = carry_idx ? (c.indices ? static_cast<void*>(c.indices) : ifinal.p) : nullptr;
@@ -644,27 +638,20 @@ void sort(DeviceState& d, const backend::SortCall& c) {
 
     const void* kin = c.keys;
     const void* iin = nullptr;
-    long long cnt = count, n = c.n, ntiles = tiles, nsegs = segs;
-    unsigned* hp = static_cast<unsigned*>(hist.p);
-    unsigned long long* sp = static_cast<unsigned long long*>(seg.p);
-    unsigned long long* tp = static_cast<unsigned long long*>(totals.p);
+    long long cnt = count, n = c.n;
+    int np = passes, desc = c.descending ? 1 : 0;
+    {
+        void* args[] = {&kin, &cnt, &n, &np, &desc, &counts};
+        launch(d, fc, grid_for(d, tiles * 256), 1, args, "sort");
+    }
     for (int p = 0; p < passes; ++p) {
         void* kout = (passes - 1 - p) % 2 == 0 ? ka : kb;
         void* iout = (passes - 1 - p) % 2 == 0 ? ia : ib;
-        int pass = p, desc = c.descending ? 1 : 0;
-        {
-            void* args[] = {&kin, &iin, &cnt, &n, &pass, &desc, &hp};
-            launch(d, fh, unsigned(tiles), 1, args, "sort");
-        }
-        {
-            void* args[] = {&hp, &ntiles, &sp, &nsegs, &tp};
-            launch(d, fs, 256, 1, args, "sort");
-        }
-        {
-            void* args[] = {&kin,  &kout, &iin, &iout, &cnt,   &n,
-                            &pass, &desc, &hp,  &sp,   &nsegs, &tp};
-            launch(d, fx, unsigned(tiles), 1, args, "sort");
-        }
+        int pass = p;
+        unsigned long long* pc = counts + size_t(p) * 256;
+        unsigned* pt = next_tile + p;
+        void* args[] = {&kin, &kout, &iin, &iout, &cnt, &n, &pass, &desc, &pc, &status, &pt};
+        launch(d, fx, unsigned(tiles), 1, args, "sort");
         kin = kout;
         iin = iout;
     }
