@@ -895,8 +895,7 @@ __device__ void normal_fill(T* __restrict__ out, const Params& p, unsigned long 
             if (miss) {
                 const unsigned bit = unsigned(__ffs(miss)) - 1u;
                 miss &= miss - 1;
-                q[count + __popc(adding & below)] =
-                    (base + 32u * (bit / V) + lane) * V + bit % V;
+                q[count + __popc(adding & below)] = (base + 32u * (bit / V) + lane) * V + bit % V;
             }
             count += __popc(adding);
             if (count >= 32) {

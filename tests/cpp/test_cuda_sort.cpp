@@ -1,5 +1,5 @@
-// The GPU sort family's generated programs (src/backend/cuda/sort.cpp: radix sort, binary search,
-// scatter-add) compile for sm_90 with NVRTC, for every dtype; no GPU is needed.
+// The GPU sort family's generated programs (src/backend/cuda/sort.cpp: onesweep radix sort,
+// binary search, scatter-add) compile for sm_90 with NVRTC, for every dtype; no GPU is needed.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -14,7 +14,7 @@ TEST(CudaSort, ProgramsCompileForEveryDtype) {
     if (!gpu::nvrtc()) GTEST_SKIP() << gpu::nvrtc_unavailable_reason();
     for (int i = 0; i < num_dtypes; ++i) {
         const gpu::Program p = gpu::sort_program(DType(i));
-        for (const char* k : {"hist", "scan", "scatter", "rowpos", "search", "rows"})
+        for (const char* k : {"counts", "scatter", "rowpos", "search", "rows"})
             EXPECT_NE(p.source.find(gpu::sort_kernel_name(DType(i), k)), std::string::npos)
                 << p.name << " lacks " << k;
         try {
