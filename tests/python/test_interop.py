@@ -1015,3 +1015,47 @@ def test_cai_consumer_missing_entry_is_named(key):
     entries = {k: v for k, v in _CAI_BASE.items() if k != key}
     with pytest.raises(ValueError, match=f'__cuda_array_interface__ lacks the entry "{key}"'):
         ember.asarray(_Exposes(entries))
+
+
+# ---- Numba (on the GPU machine: numba and numba-cuda are in its image) ----------------------
+
+
+def _numba_cuda():
+    numba_cuda = pytest.importorskip("numba.cuda")
+    if not numba_cuda.is_available():
+        pytest.skip("numba finds no CUDA device")
+    return numba_cuda
+
+
+@needs_cuda
+def test_numba_kernel_takes_ember_arrays():
+    nc = _numba_cuda()
+
+    @nc.jit
+    def axpy(a, x, y, out):
+        i = nc.grid(1)
+        if i < out.shape[0]:
+            out[i] = a * x[i] + y[i]
+
+    n = 1000
+    x = ember.arange(2 * n, dtype=ember.float32, device="cuda")[::2]  # strided: 8-byte steps
+    y = ember.ones(n, dtype=ember.float32, device="cuda")
+    out = ember.zeros(n, dtype=ember.float32, device="cuda")
+    axpy[(n + 255) // 256, 256](np.float32(3), x, y, out)
+    nc.synchronize()  # Numba launches on the legacy stream, which ember's does not wait for
+    np.testing.assert_array_equal(ember.asnumpy(out), 3 * np.arange(0, 2 * n, 2) + 1)
+
+
+@needs_cuda
+def test_numba_device_arrays_zero_copy_both_ways():
+    nc = _numba_cuda()
+    d = nc.to_device(np.arange(12, dtype=np.float64).reshape(3, 4))
+    e = ember.asarray(d)  # through __cuda_array_interface__, no copy
+    assert e.device == ember.Device("cuda:0") and e.shape == (3, 4)
+    np.testing.assert_array_equal(ember.asnumpy(e), np.arange(12.0).reshape(3, 4))
+    e[1, 2] = -5.0
+    ember.cuda.synchronize()
+    assert d.copy_to_host()[1, 2] == -5.0
+    w = nc.as_cuda_array(ember.arange(6, dtype=ember.int32, device="cuda").reshape(2, 3).T)
+    assert w.shape == (3, 2) and w.strides == (4, 12)
+    np.testing.assert_array_equal(w.copy_to_host(), np.arange(6, dtype=np.int32).reshape(2, 3).T)
