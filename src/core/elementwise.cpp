@@ -1,6 +1,7 @@
 // The elementwise front-end: dtype resolution from the op table (NumPy's loop search with NEP 50
 // weak scalars), broadcasting, output allocation or in-place checks, then one backend map call.
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -211,7 +212,7 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
 
     // Operand views for the loop: the inputs themselves when no broadcast or copy is needed.
     const Array* ptrs[backend::max_operands];
-    Array tmp[backend::max_operands];
+    std::optional<Array> tmp[backend::max_operands];  // broadcast or copied operands, rarely used
     ptrs[0] = &result;
     for (size_t k = 0; k < xs.size(); ++k) {
         if (xs[k].is_scalar) {
@@ -222,11 +223,11 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
         const Array* p = &a;
         if (!(a.shape() == shape)) {
             tmp[k + 1] = a.broadcast_to(shape);
-            p = &tmp[k + 1];
+            p = &*tmp[k + 1];
         }
         if (out && detail::may_overlap(result, *p) && !detail::same_view(result, *p)) {
             tmp[k + 1] = p->copy();
-            p = &tmp[k + 1];
+            p = &*tmp[k + 1];
         }
         ptrs[k + 1] = p;
     }
