@@ -301,6 +301,15 @@ def _cupy():
     return pytest.importorskip("cupy")
 
 
+def _queued_ones(n, dtype=None):
+    """ones(n) plus 20 rounds of x * 1 + 1 queued on the current stream (21.0 everywhere): enough
+    queued work that a missing stream wait would show."""
+    x = ember.ones(n, device="cuda", dtype=dtype)
+    for _ in range(20):
+        x = x * 1.0 + 1.0
+    return x
+
+
 @needs_cuda
 @pytest.mark.parametrize(
     "dtype",
@@ -365,9 +374,7 @@ def test_stream_handshake_with_torch():
     s = ember.cuda.Stream()
     n = 1 << 24
     with ember.cuda.stream(s):
-        x = ember.ones(n, device="cuda")
-        for _ in range(20):  # enough queued work that a missing wait would show
-            x = x * 1.0 + 1.0
+        x = _queued_ones(n)
         t = torch.from_dlpack(x)  # torch's stream waits for s; no host sync
         assert torch.all(t == 21.0).item()
     tt = torch.full((n,), 2.0, device="cuda")
@@ -695,9 +702,7 @@ def test_stream_handshake_with_jax():
     n = 1 << 24
     s.wait_stream(ember.cuda.current_stream())
     with ember.cuda.stream(s):
-        x = ember.ones(n, device="cuda", dtype=ember.float32)
-        for _ in range(20):  # enough queued work that a missing wait would show
-            x = x * 1.0 + 1.0
+        x = _queued_ones(n, ember.float32)
         j = jax.dlpack.from_dlpack(x)  # JAX's stream waits for s; no host sync
     assert float(jnp.min(j)) == 21.0 and float(jnp.max(j)) == 21.0
     jj = jax.device_put(jnp.full((n,), 2.0, dtype=jnp.float32), _jax_device(jax, "cuda"))
@@ -907,9 +912,7 @@ def test_cai_consumer_waits_for_the_stream_entry():
     n = 1 << 24
     s.wait_stream(ember.cuda.current_stream())
     with ember.cuda.stream(s):
-        y = ember.ones(n, device="cuda", dtype=ember.float32)
-        for _ in range(20):  # enough queued work that a missing wait would show
-            y = y * 1.0 + 1.0
+        y = _queued_ones(n, ember.float32)
         d = _cai_dict(y, stream=s.handle)  # y is still being computed on s
     w = ember.asarray(_Exposes(d, y))  # ember's current stream must wait for s
     assert float(ember.min(w)) == 21.0 and float(ember.max(w)) == 21.0

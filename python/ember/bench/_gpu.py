@@ -244,6 +244,17 @@ class Row:
     data: dict = field(default_factory=dict)  # the numbers behind the row, for --json
 
 
+def release_all(libs) -> None:
+    """Waits for each library's queued work and gives back its cached device memory; a broken
+    library does not stop the cleanup of the others (its rows already carry the error)."""
+    for lib in libs:
+        try:
+            lib.sync()
+            lib.release()
+        except Exception:
+            pass
+
+
 def _verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
@@ -389,12 +400,7 @@ def bandwidth_group(
     finally:
         inputs.clear()
         gc.collect()
-        for lib in libs:
-            try:
-                lib.sync()
-                lib.release()
-            except Exception:  # a broken library must not stop the cleanup of the others
-                pass
+        release_all(libs)
     return rows
 
 
@@ -818,8 +824,7 @@ def transfer_cases(libs, plan, host, log) -> list[Row]:
                 b["d2h"] = min(b["d2h"], t2 - t1)
             except Exception as e:  # reported on this library's rows
                 b["error"] = "while timing: " + _error(e)
-    for lib in libs:
-        lib.release()
+    release_all(libs)
     rows = []
     tb = best.get("torch", {})  # PyTorch's times: the targets compare against them
     for key, title in (("h2d", "host -> device"), ("d2h", "device -> host")):

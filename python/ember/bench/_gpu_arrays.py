@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from ._gpu import Row, _error, _verdict, fmt_time, time_kernels
+from ._gpu import Row, _error, _verdict, fmt_time, release_all, time_kernels
 
 SORT_N = 1 << 28
 MASK_N = 1 << 28
@@ -90,12 +90,6 @@ def _measure(libs, plan, inputs, make, verify):
     return times, check
 
 
-def _release(libs):
-    for lib in libs:
-        lib.sync()
-        lib.release()
-
-
 def array_cases(libs, plan, log) -> list[Row]:
     rng = np.random.default_rng(21)
     slow = dataclasses.replace(plan, rounds=min(plan.rounds, 3), reps=min(plan.reps, 3))
@@ -117,7 +111,7 @@ def array_cases(libs, plan, log) -> list[Row]:
         libs, slow, (host,), lambda lib, x: functools.partial(_sort_fn(lib), x), verify_sort
     )
     rows += _rows("sort 2^28 f32", libs, times, host.nbytes, check, ">= cupy keys/s", 1.0, SORT_N)
-    _release(libs)
+    release_all(libs)
 
     # boolean mask selection of half of 2^28 float32
     log("x[mask] 2^28 f32, half")
@@ -147,7 +141,7 @@ def array_cases(libs, plan, log) -> list[Row]:
         MASK_RATIO,
     )
     del host, keep
-    _release(libs)
+    release_all(libs)
 
     # unique of 2^24 int32 (about 2^20 distinct values)
     log("unique 2^24 i32")
@@ -161,5 +155,5 @@ def array_cases(libs, plan, log) -> list[Row]:
         libs, slow, (ints,), lambda lib, x: functools.partial(_unique_fn(lib), x), verify_unique
     )
     rows += _rows("unique 2^24 i32", libs, times, ints.nbytes, check, ">= cupy speed", 1.0)
-    _release(libs)
+    release_all(libs)
     return rows

@@ -27,6 +27,7 @@ from ._gpu import (
     _spin_host,
     _verdict,
     fmt_time,
+    release_all,
     statement_timer,
     time_calls,
 )
@@ -445,10 +446,5 @@ def interop_cases(libs, plan, log) -> list[Row]:
             err = _error(e)
             rows.append(Row(title, "ember", detail=err[:60], status="ERROR", data={"error": err}))
         gc.collect()
-    for lib in libs:
-        try:
-            lib.sync()
-            lib.release()
-        except Exception:  # a broken library must not stop the cleanup of the others
-            pass
+    release_all(libs)
     return rows

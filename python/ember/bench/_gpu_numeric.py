@@ -11,7 +11,7 @@ import dataclasses
 
 import numpy as np
 
-from ._gpu import Row, _error, _verdict, fmt_time, time_calls, time_kernels
+from ._gpu import Row, _error, _verdict, fmt_time, release_all, time_calls, time_kernels
 
 MM = 8192
 MATMUL_RATIO = 0.98
@@ -107,9 +107,7 @@ def matmul_cases(libs, plan, log) -> list[Row]:
                     row.status = _verdict(ref / t >= MATMUL_RATIO)
             rows.append(row)
         work.clear()
-        for lib in libs:
-            lib.sync()
-            lib.release()
+        release_all(libs)
 
     log("host overhead matmul 64x64")
     small = rng.standard_normal((64, 64), dtype=np.float32)
@@ -194,9 +192,7 @@ def random_cases(libs, plan, log) -> list[Row]:
         else:
             _mark_error(row, t)
         rows.append(row)
-    for lib in libs:
-        lib.sync()
-        lib.release()
+    release_all(libs)
     return rows
 
 
@@ -263,7 +259,5 @@ def fft_cases(libs, plan, log) -> list[Row]:
                 row.status = "n/a"
             rows.append(row)
         work.clear()
-        for lib in libs:
-            lib.sync()
-            lib.release()
+        release_all(libs)
     return rows
