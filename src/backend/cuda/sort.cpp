@@ -265,9 +265,29 @@ struct ScatterShared {
     __align__(16) unsigned char exch[EXCH_BYTES];
     unsigned char sdig[TILE];
     unsigned long long delta[256];
-    unsigned long long scan_g[256];
     unsigned scan_l[256];
+    unsigned long long wsum[8];  // per-warp sums of the digit scans
 };
+
+// The exclusive prefix sum of x over the block's 256 threads (thread t: digits < t), from a scan
+// of each warp in shuffles and of the 8 warp sums; one barrier.
+template <class T>
+__device__ __forceinline__ T block_exclusive_scan(T x, unsigned long long* wsum) {
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    T s = x;
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+        const T y = __shfl_up_sync(0xffffffffu, s, off);
+        if (lane >= unsigned(off)) s += y;
+    }
+    if (lane == 31u) wsum[warp] = (unsigned long long)s;
+    __syncthreads();
+    T before = 0;
+#pragma unroll
+    for (int w = 0; w < 7; ++w)
+        if (unsigned(w) < warp) before += T(wsum[w]);
+    return before + s - x;
+}
 
 // FULL: the tile holds TILE keys (every tile but the last), so no key is checked and the digits
 // need 8 ballots, not 9.
@@ -325,25 +345,24 @@ __device__ __forceinline__ void scatter_tile(ScatterShared& sh, const K* __restr
         wcount[w][t] = run;
         run += c;
     }
-    // Digit t's count in this tile, published for the tiles after it (tile 0: its inclusive
-    // prefix already).
+    // Digit t's count in this tile, published for the tiles after it. Tile 0 publishes its
+    // inclusive prefix, which starts at the digit's start over the whole pass (the digits below
+    // t in all tiles: the exclusive scan of the pass's counts), so every tile's look-back sum is
+    // the global position of its run of digit t.
     const unsigned long long tag = (unsigned long long)(pass + 1) << EPOCH_SHIFT;
     unsigned long long* mine = status + (unsigned long long)tile * 256u + t;
-    st_relaxed(mine, tag | (tile == 0 ? INCL_BIT : 0ull) | run);
-    sh.scan_l[t] = run;
-    sh.scan_g[t] = tot;
-    __syncthreads();
-    for (int off = 1; off < 256; off <<= 1) {
-        const unsigned al = t >= unsigned(off) ? sh.scan_l[t - off] : 0u;
-        const unsigned long long ag = t >= unsigned(off) ? sh.scan_g[t - off] : 0ull;
-        __syncthreads();
-        sh.scan_l[t] += al;
-        sh.scan_g[t] += ag;
-        __syncthreads();
-    }
-    // Look-back: digit t's keys in the tiles before this one, walking back until a tile whose
-    // inclusive prefix is out; then this tile's own inclusive prefix goes out.
     unsigned long long before = 0;
+    if (tile == 0) {
+        before = block_exclusive_scan(tot, sh.wsum);
+        st_relaxed(mine, tag | INCL_BIT | (before + run));
+        __syncthreads();  // wsum is used again below
+    } else {
+        st_relaxed(mine, tag | run);
+    }
+    const unsigned lstart = block_exclusive_scan(run, sh.wsum);
+    // Look-back: digit t's keys in the tiles before this one (and before them, in the digits
+    // below t), walking back until a tile whose inclusive prefix is out; then this tile's own
+    // inclusive prefix goes out.
     if (tile > 0) {
         const unsigned long long epoch = (unsigned long long)(pass + 1);
         for (long long j = (long long)tile - 1;;) {
@@ -355,9 +374,7 @@ __device__ __forceinline__ void scatter_tile(ScatterShared& sh, const K* __restr
         }
         st_relaxed(mine, tag | INCL_BIT | (before + run));
     }
-    const unsigned lstart = sh.scan_l[t] - run;
-    const unsigned long long gstart = sh.scan_g[t] - tot + before;
-    sh.delta[t] = gstart - lstart;  // modulo 2^64: delta[d] + slot is the global position
+    sh.delta[t] = before - lstart;  // modulo 2^64: delta[d] + slot is the global position
     sh.scan_l[t] = lstart;
     __syncthreads();
     // dr[r] <- the key's slot in the tile-sorted order (or TILE: no key).
@@ -410,9 +427,9 @@ extern "C" __global__ void __launch_bounds__(256, 4)
     const unsigned t = threadIdx.x;
     // Tiles in the order blocks start, so every tile looked back at has a running block.
     if (t == 0) tile_s = atomicAdd(next_tile, 1u);
-    const unsigned long long tot = counts[t];  // digit t's keys in the whole pass
     __syncthreads();
     const unsigned tile = tile_s;
+    const unsigned long long tot = tile == 0 ? counts[t] : 0ull;  // digit t's keys in the pass
     const long long first = (long long)tile * TILE;
     const long long left = count - first;
     if (left >= TILE)
