@@ -76,6 +76,40 @@ def _body_np(x):
     return y
 
 
+def _dependent_chain(x):
+    y = x * np.float32(1.5)
+    for i in range(30):  # in place: each kernel reads and overwrites what the one before wrote
+        y += np.float32(i)
+        y *= np.float32(0.5)
+    z = ember.empty_like(y)
+    z[::2] = y[1::2]  # strided copies
+    z[1::2] = y[::2]
+    return z * z.sum()  # a reduction (another family) in between
+
+
+@needs_cuda
+def test_dependent_launches_in_a_graph_wait_for_the_kernel_before():
+    # The elementwise and copy kernels go into a graph as programmatic dependents of the kernel
+    # before them (DESIGN.md §13): over arrays of many blocks, each must still see all of its
+    # predecessor's writes, and overwrite nothing it still reads.
+    rng = np.random.default_rng(3)
+    x = ember.asarray(rng.standard_normal(1 << 22, dtype=np.float32), device="cuda")
+    _dependent_chain(x)
+    with ember.cuda.graph() as g:
+        y = _dependent_chain(x)
+    for _ in range(3):
+        new = rng.standard_normal(1 << 22, dtype=np.float32)
+        x[...] = ember.asarray(new, device="cuda")
+        g.replay()
+        np.testing.assert_array_equal(ember.asnumpy(y), ember.asnumpy(_dependent_chain(x)))
+    v = new * np.float32(1.5)
+    for i in range(30):
+        v = (v + np.float32(i)) * np.float32(0.5)
+    w = np.empty_like(v)
+    w[::2], w[1::2] = v[1::2], v[::2]
+    np.testing.assert_allclose(ember.asnumpy(y), w * w.sum(dtype=np.float64), rtol=1e-4)
+
+
 @needs_cuda
 def test_capture_runs_nothing_until_replay():
     x = ember.zeros(1000, device="cuda")

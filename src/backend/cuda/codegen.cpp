@@ -316,6 +316,16 @@ using complex64 = cuda::std::complex<float>;
 using complex128 = cuda::std::complex<double>;
 #endif
 
+// Programmatic dependent launch (sm_90 and later): a kernel captured into a CUDA graph with it
+// may start before the kernel ahead of it has finished. It waits here, before touching memory,
+// for that kernel and its writes; then lets the next kernel start launching. A no-op otherwise.
+__device__ __forceinline__ void grid_dependency() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 __device__ inline float to_float(float16 h) {
     const uint32_t sign = uint32_t(h.bits & 0x8000u) << 16;
     const uint32_t exp = (h.bits >> 10) & 0x1fu;
@@ -770,6 +780,7 @@ std::string elementwise_text(const Elementwise& e) {
     if (e.strided) s += ",\n    const ember::dev::StridedGeometry g";
     s += e.index64 ? ",\n    const long long n) {\n" : ",\n    const unsigned int n) {\n";
     s += "    using namespace ember::dev;\n";
+    s += "    grid_dependency();\n";
     s += e.aliases;
     if (e.index64) {
         s += "    using Index = long long;  // linear index\n";

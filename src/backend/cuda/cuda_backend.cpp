@@ -580,7 +580,7 @@ private:
         unsigned n32 = unsigned(n);
         long long n64 = n;
         a.add(i64 ? static_cast<void*>(&n64) : static_cast<void*>(&n32));
-        launch(d, f, grid_for(d, (n + vec - 1) / vec), 1, a.ptrs, who);
+        launch(d, f, grid_for(d, (n + vec - 1) / vec), 1, a.ptrs, who, true);
     }
 
     static void copy_kernel(DeviceState& d, const Loop& l, DType out, DType in, bool scalar,

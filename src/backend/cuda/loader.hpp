@@ -68,6 +68,28 @@ enum : int {
     CU_STREAM_CAPTURE_STATUS_NONE = 0,
 };
 
+// cuda.h's CUlaunchAttribute and CUlaunchConfig, for cuLaunchKernelEx (ember sets one attribute:
+// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, an int in the 64-byte value union).
+struct CUlaunchAttribute {
+    int id = 0;
+    char pad[4] = {};
+    union {
+        char bytes[64];
+        int programmatic_stream_serialization;
+    } value = {};
+};
+static_assert(sizeof(CUlaunchAttribute) == 72);
+struct CUlaunchConfig {
+    unsigned grid_x = 1, grid_y = 1, grid_z = 1;
+    unsigned block_x = 1, block_y = 1, block_z = 1;
+    unsigned shared_bytes = 0;
+    CUstream stream = nullptr;
+    CUlaunchAttribute* attrs = nullptr;
+    unsigned num_attrs = 0;
+};
+static_assert(sizeof(CUlaunchConfig) == 56);
+inline constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
+
 using nvrtcResult = int;
 using nvrtcProgram = struct _nvrtcProgram*;
 inline constexpr nvrtcResult NVRTC_SUCCESS = 0;
@@ -168,7 +190,9 @@ inline constexpr nvrtcResult NVRTC_SUCCESS = 0;
     X(cuLaunchKernel, "cuLaunchKernel", CUresult,                                                  \
       (CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z, unsigned block_x,         \
        unsigned block_y, unsigned block_z, unsigned shared_bytes, CUstream stream, void** params,  \
-       void** extra))
+       void** extra))                                                                              \
+    X(cuLaunchKernelEx, "cuLaunchKernelEx", CUresult,                                              \
+      (const CUlaunchConfig* config, CUfunction fn, void** params, void** extra))
 
 #define EMBER_DECLARE_SYMBOL(member, symbol, ret, params) ret(*member) params = nullptr;
 

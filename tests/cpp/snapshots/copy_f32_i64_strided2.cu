@@ -9,6 +9,7 @@ extern "C" __global__ void ember_copy_f32_i64__strided2_i32(
     const ember::dev::StridedGeometry g,
     const unsigned int n) {
     using namespace ember::dev;
+    grid_dependency();
     using Out = float;
     using Index = unsigned int;  // linear index (n < 2^31)
     using Offset = int;  // element offset

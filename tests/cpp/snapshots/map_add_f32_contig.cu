@@ -9,6 +9,7 @@ extern "C" __global__ void ember_map_add_f32__f32_f32_f32__contig_i32(
     const float* __restrict__ in1,
     const unsigned int n) {
     using namespace ember::dev;
+    grid_dependency();
     using C = float;  // compute type
     using R = float;  // what the op returns
     using Index = unsigned int;  // linear index (n < 2^31)

@@ -9,6 +9,7 @@ extern "C" __global__ void ember_map_multiply_f32__f16_f16_f16__contig_v8_i32(
     const ember::float16* __restrict__ in1,
     const unsigned int n) {
     using namespace ember::dev;
+    grid_dependency();
     using C = float;  // compute type
     using R = float;  // what the op returns
     using Index = unsigned int;  // linear index (n < 2^31)
