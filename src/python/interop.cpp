@@ -517,11 +517,15 @@ Array cai_import(nb::handle obj, nb::handle device, nb::handle copy, int dev_ind
         if (dev_index < 0) dev_index = cuda::current_device();
     }
     // Producer's stream (v3): ember's current stream waits for the work queued on it so far.
+    // No stream (None, or a version before 3) is read as the legacy default stream: such data can
+    // still be in flight there (Numba's to_device returns before its copy lands), and ember's
+    // streams are non-blocking, so nothing else orders them after it.
+    long long s = 1;
     if (version >= 3 && d.contains("stream") && !d["stream"].is_none()) {
-        long long s = cai_entry<long long>(d["stream"], "stream", "an int or None");
+        s = cai_entry<long long>(d["stream"], "stream", "an int or None");
         if (s == 0) s = 1;  // disallowed by the protocol; read as the legacy default stream
-        cuda::current_wait_producer(dev_index, uintptr_t(s));
     }
+    cuda::current_wait_producer(dev_index, uintptr_t(s));
     auto* keep = new nb::object(nb::borrow(obj));
     std::shared_ptr<void> owner(keep, [](void* p) {
         if (!Py_IsInitialized()) return;

@@ -1023,16 +1023,36 @@ def test_cai_consumer_missing_entry_is_named(key):
 # ---- Numba (on the GPU machine: numba and numba-cuda are in its image) ----------------------
 
 
-def _numba_cuda():
+_numba_broken = []  # why Numba cannot compile a kernel of its own here, once known
+
+
+def _numba_cuda(jit=False):
+    """numba.cuda, or a skip: not installed, no device, or (with jit) Numba cannot compile and run
+    a kernel on its own arrays here (an installation problem, e.g. a Numba older than NumPy)."""
     numba_cuda = pytest.importorskip("numba.cuda")
     if not numba_cuda.is_available():
         pytest.skip("numba finds no CUDA device")
+    if jit and not _numba_broken:
+        try:
+
+            @numba_cuda.jit
+            def bump(x):
+                x[0] += 1
+
+            d = numba_cuda.to_device(np.zeros(1, dtype=np.float32))
+            bump[1, 1](d)
+            assert d.copy_to_host()[0] == 1
+            _numba_broken.append("")
+        except Exception as e:
+            _numba_broken.append(f"{type(e).__name__}: {e}"[:200])
+    if jit and _numba_broken[0]:
+        pytest.skip(f"Numba cannot run a kernel of its own here: {_numba_broken[0]}")
     return numba_cuda
 
 
 @needs_cuda
 def test_numba_kernel_takes_ember_arrays():
-    nc = _numba_cuda()
+    nc = _numba_cuda(jit=True)
 
     @nc.jit
     def axpy(a, x, y, out):
