@@ -198,6 +198,44 @@ def _dlpack_case(src, dst) -> str:
     return f"from_dlpack {src} -> {dst}, 4 f32"
 
 
+def _consumer_stream(lib) -> int:
+    """The stream handle `lib`'s from_dlpack passes to a CUDA producer's __dlpack__."""
+    if lib.name == "ember":
+        return int(lib.xp._core._cuda.current_stream_handle(0))
+    if lib.name == "torch":
+        return int(lib.xp.cuda.current_stream().cuda_stream) or 1  # 1: the legacy default
+    return int(lib.xp.cuda.get_current_stream().ptr) or 1
+
+
+def _export_parts(names: dict, host, plan) -> dict:
+    """Host time of the producer's ``__dlpack__`` alone, called as the consumer's from_dlpack calls
+    it (the consumer's stream, a versioned capsule), for the pairs with ember on one side: the
+    producer's part of that from_dlpack (the stream handshake included)."""
+    work = []
+    for src, dst, _ in _DLPACK:
+        if src == dst or "ember" not in (src, dst) or src not in names or dst not in names:
+            continue
+        try:
+            a = names[src].put(host)
+            s = _consumer_stream(names[dst])
+            a.__dlpack__(stream=s, max_version=(1, 0))
+        except Exception:  # the pair's own row reports what is wrong
+            continue
+        stmt = statement_timer("a.__dlpack__(stream=s, max_version=(1, 0))", a=a, s=s)
+        work.append((_Timed(f"{src}->{dst}", names[src], names[dst]), stmt))
+    timed = time_calls(work, plan)
+    return {tuple(k.split("->")): v for k, v in timed.items() if isinstance(v, float)}
+
+
+def _split_detail(src, dst, total, part) -> str:
+    """Who spends what of a from_dlpack between ember and another library."""
+    if not (isinstance(total, float) and isinstance(part, float)):
+        return ""
+    if src == "ember":
+        return f"ember's __dlpack__ {fmt_time(part)}, {dst}'s import the rest"
+    return f"{src}'s __dlpack__ {fmt_time(part)}, ember's part {fmt_time(max(total - part, 0.0))}"
+
+
 def dlpack_cases(names: dict, plan, log) -> list[Row]:
     log("from_dlpack")
     host = np.arange(1, 5, dtype=np.float32)
@@ -229,6 +267,7 @@ def dlpack_cases(names: dict, plan, log) -> list[Row]:
     _spin_host(0.2)
     timed = time_calls(work, plan)
     times = {(s, d): timed.get(f"{s}->{d}", errors.get((s, d))) for s, d, _ in _DLPACK}
+    parts = _export_parts(names, host, plan)
     rows = []
     for src, dst, target in _DLPACK:
         key = (src, dst)
@@ -249,6 +288,8 @@ def dlpack_cases(names: dict, plan, log) -> list[Row]:
                 if src in (s, d) and s != d and isinstance(times.get((s, d)), float)
             ]
             detail = ", ".join(others)
+        elif key in parts:
+            detail = _split_detail(src, dst, t, parts[key])
         rows.append(_call_row(case, dst, t, target_s=target, detail=detail, wrong=wrong.get(key)))
     return rows
 
