@@ -93,17 +93,25 @@ void keep_until_done(DeviceState& d, CUstream s, std::shared_ptr<Storage> x,
     park(s, std::move(x), std::move(y));
 }
 
-// Makes `waiter` wait for the work queued so far on `signaller` (both on d's context).
+// Makes `waiter` wait for the work queued so far on `signaller` (both on d's context, bound).
+// The event is the calling thread's one for d, created once and reused: a queued wait keeps the
+// state the event captured before it, so the next record may overwrite it at once (cuEventRecord's
+// rule), and a handshake costs no event creation or destruction.
+CUresult try_stream_wait(const DeviceState& d, CUstream waiter, CUstream signaller) noexcept {
+    thread_local CUevent events[max_devices] = {};
+    const DriverApi& a = *driver();
+    CUevent& ev = events[d.index];
+    CUresult r = CUDA_SUCCESS;
+    if (!ev && (r = a.cuEventCreate(&ev, event_disable_timing)) != CUDA_SUCCESS) ev = nullptr;
+    if (r == CUDA_SUCCESS) r = a.cuEventRecord(ev, signaller);
+    if (r == CUDA_SUCCESS) r = a.cuStreamWaitEvent(waiter, ev, 0);
+    return r;
+}
+
 void stream_wait(DeviceState& d, CUstream waiter, CUstream signaller) {
     if (waiter == signaller) return;
     bind(d);
-    const DriverApi& a = api();
-    CUevent ev = nullptr;
-    check(a.cuEventCreate(&ev, event_disable_timing), "cuEventCreate");
-    CUresult r = a.cuEventRecord(ev, signaller);
-    if (r == CUDA_SUCCESS) r = a.cuStreamWaitEvent(waiter, ev, 0);
-    a.cuEventDestroy(ev);  // legal once the wait is queued
-    check(r, "cuStreamWaitEvent (stream handshake)");
+    check(try_stream_wait(d, waiter, signaller), "cuStreamWaitEvent (stream handshake)");
 }
 
 // Recorded streams of ember-allocated blocks, by device and base address.
@@ -269,14 +277,8 @@ void wait_recorded_streams(DeviceState& d, void* p, CUstream alloc_stream) noexc
     // The block is reused (or freed) only in alloc_stream's order, so making that stream wait for
     // the recorded streams' work queued so far keeps every later user behind it.
     if (!bind_noexcept(d)) return;
-    const DriverApi* a = driver();
-    for (CUstream s : streams) {
-        if (s == alloc_stream) continue;
-        CUevent ev = nullptr;
-        if (a->cuEventCreate(&ev, event_disable_timing) != CUDA_SUCCESS) continue;
-        if (a->cuEventRecord(ev, s) == CUDA_SUCCESS) a->cuStreamWaitEvent(alloc_stream, ev, 0);
-        a->cuEventDestroy(ev);
-    }
+    for (CUstream s : streams)
+        if (s != alloc_stream) try_stream_wait(d, alloc_stream, s);
 } catch (...) {
     // Out of memory for the stream list: nothing better can be done from a deallocation.
 }
