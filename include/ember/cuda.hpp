@@ -174,6 +174,9 @@ void launch_faulting_kernel(int device = -1);
 // Host seconds per call of `calls` bare cuLaunchKernel calls of a 1-element add kernel on the
 // current stream of `device` (the floor of any op's host overhead), for the benchmark.
 double bare_launch_seconds(int calls, int device = -1);
+// Host time per call of `ember::add(x, x)` on a 1-element float32 array, in a C++ loop: the op's
+// cost without Python, beside bare_launch_seconds in the same process (the benchmark).
+double add_loop_seconds(int calls, int device = -1);
 // Waits until the layout variants being compiled ahead on background threads are done.
 void wait_background_compiles();
 }  // namespace ember::cuda::detail

@@ -162,6 +162,8 @@ void bind_cuda(nb::module_& root) {
     });
     m.def("_bare_launch_seconds", &cuda::detail::bare_launch_seconds, nb::arg("calls"),
           nb::arg("device") = -1);
+    m.def("_add_loop_seconds", &cuda::detail::add_loop_seconds, nb::arg("calls"),
+          nb::arg("device") = -1);
 }
 
 }  // namespace ember::python

@@ -258,3 +258,14 @@ def test_dlpack_rows_split_the_time_between_producer_and_consumer():
     # torch's current stream, which the stand-in lacks: that pair is left out, not an error
     assert set(parts) == {("torch", "ember")} and parts[("torch", "ember")] > 0
     assert torch_like.calls and set(torch_like.calls) == {(77, (1, 0))}
+
+
+def test_floor_row_shows_the_cpp_add_loop_beside_the_bare_launch():
+    from ember.bench import _gpu
+
+    r = _gpu._floor_row("host overhead x + x, 1 elem", 4.0e-6, 3.5e-6, 3.9e-6)
+    assert r.case == "over bare cuLaunchKernel x + x, 1 elem" and r.status == "PASS"
+    assert r.measured == "+0.5 µs/call"
+    assert "C++ ember::add 3.9 µs/call" in r.detail and r.data["cpp_add_s"] == 3.9e-6
+    r = _gpu._floor_row("host overhead x + x, 1 elem", 4.3e-6, 3.5e-6)
+    assert r.status == "FAIL" and "ember::add" not in r.detail

@@ -549,6 +549,7 @@ def host_overhead_cases(libs, plan, log) -> list[Row]:
         e = times.get("ember")
         if floor is not None:
             floor = min(floor, _bare_launch(plan))
+            cpp_add = _cpp_add(plan)
         for lib in libs:
             ember_row = lib.name == "ember" and has_target
             row = Row(case, lib.name)
@@ -569,7 +570,7 @@ def host_overhead_cases(libs, plan, log) -> list[Row]:
                     row.status = _verdict(round(t * 1e6, 2) <= HOST_OVERHEAD_S * 1e6)
             rows.append(row)
         if floor is not None:
-            rows.append(_floor_row(case, e, floor))
+            rows.append(_floor_row(case, e, floor, cpp_add))
         del work
     return rows
 
@@ -590,7 +591,16 @@ def _bare_launch(plan) -> float:
     return min(core._bare_launch_seconds(plan.calls) for _ in range(plan.call_rounds))
 
 
-def _floor_row(case: str, e, floor: float) -> Row:
+def _cpp_add(plan) -> float | None:
+    """Best host time per call of ember::add(x, x) in a C++ loop (the op without Python), or None
+    where this build lacks the probe."""
+    import ember
+
+    loop = getattr(ember.cuda._c, "_add_loop_seconds", None)
+    return min(loop(plan.calls) for _ in range(plan.call_rounds)) if loop else None
+
+
+def _floor_row(case: str, e, floor: float, cpp_add: float | None = None) -> Row:
     row = Row(case.replace("host overhead", "over bare cuLaunchKernel"), "ember")
     row.target = f"<= +{OVER_LAUNCH_S * 1e6:g} µs"
     row.data["bare_launch_s"] = floor
@@ -599,6 +609,9 @@ def _floor_row(case: str, e, floor: float) -> Row:
         return row
     row.measured = f"+{fmt_time(e - floor)}/call"
     row.detail = f"bare launch {fmt_time(floor)}/call (C++ loop)"
+    if cpp_add is not None:
+        row.data["cpp_add_s"] = cpp_add
+        row.detail += f", C++ ember::add {fmt_time(cpp_add)}/call"
     row.data["over_s"] = e - floor
     row.status = _verdict(round((e - floor) * 1e6, 2) <= OVER_LAUNCH_S * 1e6)
     return row

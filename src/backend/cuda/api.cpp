@@ -8,6 +8,7 @@
 #include "backend/cuda/runtime.hpp"
 #include "ember/cuda.hpp"
 #include "ember/error.hpp"
+#include "ember/ops.hpp"
 
 namespace ember::cuda {
 
@@ -319,6 +320,22 @@ double bare_launch_seconds(int calls, int device) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < calls; ++i)
         check(a.cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, 0, s, args, nullptr), "cuLaunchKernel");
+    check(a.cuStreamSynchronize(s), "cuStreamSynchronize");
+    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+    return calls > 0 ? dt.count() / calls : 0.0;
+}
+
+double add_loop_seconds(int calls, int device) {
+    DeviceState& d = state(device);
+    Array x = Array::empty({1}, DType::float32, Device(DeviceType::cuda, d.index));
+    x.fill(Scalar(1.0));
+    Array warm = add(x, x);  // compiles
+    const CUstream s = current_stream(d);
+    const DriverApi& a = api();
+    check(a.cuStreamSynchronize(s), "cuStreamSynchronize");
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i)
+        Array z = add(x, x);
     check(a.cuStreamSynchronize(s), "cuStreamSynchronize");
     const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
     return calls > 0 ? dt.count() / calls : 0.0;
