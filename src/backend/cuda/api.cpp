@@ -293,6 +293,22 @@ void launch_faulting_kernel(int device) {
 
 void wait_background_compiles() { gpu::wait_background_compiles(); }
 
+namespace {
+// Host seconds per call of `calls` calls of fn, from an idle current stream of d until the
+// work they queued has run.
+template <class Fn>
+double seconds_per_call(DeviceState& d, int calls, Fn&& fn) {
+    const CUstream s = current_stream(d);
+    check(api().cuStreamSynchronize(s), "cuStreamSynchronize");
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i)
+        fn();
+    check(api().cuStreamSynchronize(s), "cuStreamSynchronize");
+    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+    return calls > 0 ? dt.count() / calls : 0.0;
+}
+}  // namespace
+
 double bare_launch_seconds(int calls, int device) {
     DeviceState& d = state(device);
     CUfunction f = kernel(d, KernelKey{0xba4e, 0}, [] {
@@ -316,29 +332,17 @@ double bare_launch_seconds(int calls, int device) {
     void* args[] = {&p, &p, &n};
     const CUstream s = current_stream(d);
     const DriverApi& a = api();
-    check(a.cuStreamSynchronize(s), "cuStreamSynchronize");
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i)
+    return seconds_per_call(d, calls, [&] {
         check(a.cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, 0, s, args, nullptr), "cuLaunchKernel");
-    check(a.cuStreamSynchronize(s), "cuStreamSynchronize");
-    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-    return calls > 0 ? dt.count() / calls : 0.0;
+    });
 }
 
 double add_loop_seconds(int calls, int device) {
     DeviceState& d = state(device);
     Array x = Array::empty({1}, DType::float32, Device(DeviceType::cuda, d.index));
     x.fill(Scalar(1.0));
-    Array warm = add(x, x);  // compiles
-    const CUstream s = current_stream(d);
-    const DriverApi& a = api();
-    check(a.cuStreamSynchronize(s), "cuStreamSynchronize");
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < calls; ++i)
-        Array z = add(x, x);
-    check(a.cuStreamSynchronize(s), "cuStreamSynchronize");
-    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-    return calls > 0 ? dt.count() / calls : 0.0;
+    add(x, x);  // compiles
+    return seconds_per_call(d, calls, [&] { Array z = add(x, x); });
 }
 
 }  // namespace ember::cuda::detail
