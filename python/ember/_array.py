@@ -84,20 +84,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
     wait for the producer's work (no host synchronization) and asks for a versioned capsule
     (``max_version=(1, 0)``), falling back to the legacy protocol for older producers.
     """
-    if type(x).__name__ == "PyCapsule":
-        return _core._from_dlpack_capsule(x, device, copy)
-    if not hasattr(x, "__dlpack__"):
-        raise TypeError(f"ember.from_dlpack: {type(x).__name__} does not support __dlpack__")
-    stream = None
-    if hasattr(x, "__dlpack_device__"):
-        dev_type, dev_id = x.__dlpack_device__()
-        if int(dev_type) in (2, 13):  # kDLCUDA, kDLCUDAManaged
-            stream = _core._cuda.current_stream_handle(int(dev_id))
-    try:
-        cap = x.__dlpack__(stream=stream, max_version=(1, 0))
-    except TypeError:  # a producer from before the 2023 protocol
-        cap = x.__dlpack__() if stream is None else x.__dlpack__(stream=stream)
-    return _core._from_dlpack_capsule(cap, device, copy)
+    return _core._from_dlpack(x, device, copy)
 
 
 def _cuda_array_interface(self):

@@ -345,6 +345,34 @@ Array import_capsule(nb::handle cap, nb::handle device, nb::handle copy) {
     return finish_import(std::move(a), device, want_copy, (flags & dl::flag_read_only) != 0, who);
 }
 
+// ember.from_dlpack(x): a bare capsule, or an object with __dlpack__. A CUDA producer (by its
+// __dlpack_device__) gets ember's current stream of that device, to order its work before
+// ember's (the handshake), and is asked for a versioned capsule, falling back to the legacy call
+// for producers from before the 2023 protocol (TypeError on the keywords).
+Array from_dlpack(nb::handle x, nb::handle device, nb::handle copy) {
+    if (PyCapsule_CheckExact(x.ptr())) return import_capsule(x, device, copy);
+    nb::object export_ = nb::getattr(x, "__dlpack__", nb::none());
+    if (export_.is_none())
+        throw TypeError(std::string("ember.from_dlpack: ") + Py_TYPE(x.ptr())->tp_name +
+                        " does not support __dlpack__");
+    nb::object stream = nb::none();
+    if (nb::object where = nb::getattr(x, "__dlpack_device__", nb::none()); !where.is_none()) {
+        nb::object dev = where();
+        const int type = nb::cast<int>(dev[0]);
+        if (type == dl::cuda || type == dl::cuda_managed)
+            stream = nb::int_(cuda::current_stream_handle(nb::cast<int>(dev[1])));
+    }
+    static const nb::handle version = nb::make_tuple(1, 0).release();  // leaked: lives to exit
+    nb::object cap;
+    try {
+        cap = export_(nb::arg("stream") = stream, nb::arg("max_version") = version);
+    } catch (nb::python_error& e) {
+        if (!e.matches(PyExc_TypeError)) throw;
+        cap = stream.is_none() ? export_() : export_(nb::arg("stream") = stream);
+    }
+    return import_capsule(cap, device, copy);
+}
+
 // ---- __cuda_array_interface__ ------------------------------------------------------------------
 
 const char* cai_typestr(DType t) {
@@ -547,6 +575,8 @@ nb::object dlpack_capsule(const Array& a, nb::handle stream, nb::handle max_vers
 void bind_interop(nb::module_& m) {
     m.def("_from_dlpack_capsule", &import_capsule, nb::arg("capsule"),
           nb::arg("device").none() = nb::none(), nb::arg("copy").none() = nb::none());
+    m.def("_from_dlpack", &from_dlpack, nb::arg("x"), nb::arg("device").none() = nb::none(),
+          nb::arg("copy").none() = nb::none());
     m.def("_cai_export", &cai_export, nb::arg("a"));
     m.def("_cai_import", &cai_import, nb::arg("obj"), nb::arg("device").none() = nb::none(),
           nb::arg("copy").none() = nb::none(), nb::arg("device_index") = -1);

@@ -3,6 +3,7 @@
 #include "ember/interop.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -37,60 +38,97 @@ std::unordered_set<uintptr_t>& pinned_set() {
     return *s;
 }
 
-// Work in flight: the event recorded after it and what must live until it has run (the storages
-// a copy reads and writes, the owner of foreign memory ember's kernels may still be using).
+// Work in flight, oldest first: the event recorded after it, its device, and what must live
+// until it has run (the storages a copy reads and writes, the owner of foreign memory ember's
+// kernels may still be using).
 struct InFlight {
     CUevent done;
+    int device;
     std::shared_ptr<void> a, b;
 };
 std::mutex inflight_mu;
-std::vector<InFlight>& inflight() {
-    static auto* v = new std::vector<InFlight>;  // leaked: see pinned_set
+std::deque<InFlight>& inflight() {
+    static auto* v = new std::deque<InFlight>;  // leaked: see pinned_set
     return *v;
 }
+// Events whose work has run, by device, for the next park (creating and destroying an event costs
+// more than recording one; each park would otherwise pay both). The caller holds inflight_mu.
+constexpr size_t max_spare_events = 64;
+std::vector<CUevent>& spare_events(int device) {
+    static auto* v = new std::vector<CUevent>[max_devices];
+    return v[device];
+}
+void recycle(const DriverApi& a, InFlight& f) {
+    auto& spare = spare_events(f.device);
+    if (spare.size() < max_spare_events)
+        spare.push_back(f.done);
+    else
+        a.cuEventDestroy(f.done);
+}
 
-// Takes the entries whose work has finished out of the list (the caller holds inflight_mu and
-// drops them after unlocking: their release may free memory or take the GIL).
-std::vector<InFlight> take_finished() {
+// Takes entries whose work has finished out of the list: every one (`all`), or those at its front
+// up to the first still running (a park's amortized O(1) share; the rest wait for a later call).
+// The caller holds inflight_mu and drops the entries after unlocking: their release may free
+// memory or take the GIL.
+std::vector<InFlight> take_finished(bool all) {
     std::vector<InFlight> done;
     const DriverApi* a = driver();
     if (!a) return done;
     auto& v = inflight();
+    if (!all) {
+        while (!v.empty() && a->cuEventQuery(v.front().done) != CUDA_ERROR_NOT_READY) {
+            recycle(*a, v.front());
+            done.push_back(std::move(v.front()));
+            v.pop_front();
+        }
+        return done;
+    }
     std::erase_if(v, [&](InFlight& f) {
         if (a->cuEventQuery(f.done) == CUDA_ERROR_NOT_READY) return false;
-        a->cuEventDestroy(f.done);
+        recycle(*a, f);
         done.push_back(std::move(f));
         return true;
     });
     return done;
 }
 
-// Keeps x and y alive until the work queued so far on `s` has run.
-void park(CUstream s, std::shared_ptr<void> x, std::shared_ptr<void> y) {
+// Keeps x and y alive until the work queued so far on `s` (a stream of d, whose context is bound)
+// has run.
+void park(const DeviceState& d, CUstream s, std::shared_ptr<void> x, std::shared_ptr<void> y) {
     const DriverApi& a = api();
+    std::vector<InFlight> done;
+    std::unique_lock lk(inflight_mu);
     CUevent ev = nullptr;
-    CUresult r = a.cuEventCreate(&ev, event_disable_timing);
+    CUresult r = CUDA_SUCCESS;
+    if (auto& spare = spare_events(d.index); !spare.empty()) {
+        ev = spare.back();
+        spare.pop_back();
+    } else {
+        r = a.cuEventCreate(&ev, event_disable_timing);
+    }
     if (r == CUDA_SUCCESS) {
         r = a.cuEventRecord(ev, s);
         if (r != CUDA_SUCCESS) a.cuEventDestroy(ev);
     }
     if (r != CUDA_SUCCESS) {
+        lk.unlock();
         // The work's completion cannot be tracked: wait for it instead.
         check(a.cuStreamSynchronize(s), "cuStreamSynchronize (keeping memory alive)");
         return;
     }
-    std::vector<InFlight> done;
-    {
-        std::lock_guard lk(inflight_mu);
-        done = take_finished();
-        inflight().push_back({ev, std::move(x), std::move(y)});
-    }
+    // Now and then a whole scan, so that work stuck on one stream does not hold back the release
+    // of what queued behind it on others (amortized: the next scan waits for twice the length).
+    static size_t scan_at = 256;
+    const bool all = inflight().size() >= scan_at;
+    done = take_finished(all);
+    if (all) scan_at = std::max<size_t>(256, 2 * inflight().size());
+    inflight().push_back({ev, d.index, std::move(x), std::move(y)});
 }
 
 void keep_until_done(DeviceState& d, CUstream s, std::shared_ptr<Storage> x,
                      std::shared_ptr<Storage> y) {
     bind(d);
-    park(s, std::move(x), std::move(y));
+    park(d, s, std::move(x), std::move(y));
 }
 
 // Makes `waiter` wait for the work queued so far on `signaller` (both on d's context, bound).
@@ -200,7 +238,7 @@ void release_after_current_work(int device, std::shared_ptr<void> owner) noexcep
         DeviceState* d = device_if_initialized(device);
         if (!d || !driver()) return;  // nothing of ember's can be using the memory
         bind(*d);
-        park(current_stream(*d), std::move(owner), nullptr);
+        park(*d, current_stream(*d), std::move(owner), nullptr);
     } catch (...) {
         // Could neither track nor wait: release now (owner goes out of scope).
     }
@@ -210,7 +248,7 @@ void retire_finished_work() {
     std::vector<InFlight> done;
     {
         std::lock_guard lk(inflight_mu);
-        done = take_finished();
+        done = take_finished(true);
     }
 }
 
