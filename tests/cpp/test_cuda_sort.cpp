@@ -14,7 +14,7 @@ TEST(CudaSort, ProgramsCompileForEveryDtype) {
     if (!gpu::nvrtc()) GTEST_SKIP() << gpu::nvrtc_unavailable_reason();
     for (int i = 0; i < num_dtypes; ++i) {
         const gpu::Program p = gpu::sort_program(DType(i));
-        for (const char* k : {"counts", "scatter", "rowpos", "search", "rows"})
+        for (const char* k : {"counts", "scatter", "scatter_rows", "rowpos", "search", "rows"})
             EXPECT_NE(p.source.find(gpu::sort_kernel_name(DType(i), k)), std::string::npos)
                 << p.name << " lacks " << k;
         try {

@@ -51,15 +51,24 @@ KeyText key_text(DType t) {
 // pass `pass`, least significant first), key_passes, and key_less(a, b).
 std::string key_functions(DType t) {
     std::string s;
+    // Branch-free: negative values flip every bit, others only the sign; then -0.0 joins +0.0
+    // and every NaN goes last (selects, no divergence in the counting and scatter kernels).
     s += "template <class U>\n"
          "__device__ __forceinline__ U map_float_bits(U u, U inf_bits) {\n"
          "    const U sign = U(U(1) << (sizeof(U) * 8 - 1));\n"
          "    const U mag = U(u & U(~sign));\n"
-         "    if (mag > inf_bits) return U(~U(0));\n"
-         "    if (mag == 0) return sign;\n"
-         "    return (u & sign) ? U(~u) : U(u | sign);\n"
+         "    const U flip = U(U(U(0) - U(u >> (sizeof(U) * 8 - 1))) | sign);\n"
+         "    const U m = mag == 0 ? sign : U(u ^ flip);\n"
+         "    return mag > inf_bits ? U(~U(0)) : m;\n"
          "}\n";
+    // mapped(v): the order-preserving bits of a real key, as wide as the key (narrower shifts
+    // than 64-bit ones in every pass's digit).
     auto real_map = [&](const std::string& fn, const std::string& arg, DType r) {
+        const bool b = r == DType::bool_;
+        const char* u = b || itemsize(r) == 1 ? "unsigned char"
+                        : itemsize(r) == 2    ? "unsigned short"
+                        : itemsize(r) == 4    ? "unsigned int"
+                                              : "unsigned long long";
         std::string body;
         switch (r) {
             case DType::bool_:
@@ -80,12 +89,13 @@ std::string key_functions(DType t) {
                 break;
             default:
                 if (kind(r) == Kind::signed_int)
-                    body = "return (unsigned long long)(" + arg + " ^ (1ull << " +
+                    body = "return (" + std::string(u) + ")(" + arg + " ^ ((" + u + ")1 << " +
                            std::to_string(itemsize(r) * 8 - 1) + "));";
                 else
                     body = "return " + arg + ";";
         }
-        return "__device__ __forceinline__ unsigned long long " + fn + " {\n    " + body + "\n}\n";
+        return "__device__ __forceinline__ " + std::string(u) + " " + fn + " {\n    " + body +
+               "\n}\n";
     };
     if (!is_complex(t)) {
         const int bytes = t == DType::bool_ ? 1 : int(itemsize(t));
@@ -155,13 +165,12 @@ constexpr const char* sort_body = R"(
 #define VALUE_MASK (INCL_BIT - 1ull)
 #define EXCH_BYTES (TILE * (sizeof(K) > 8 ? sizeof(K) : 8))
 
-// The digit of element i in pass `pass`: a key byte (inverted for descending sorts) or, for the
-// row passes (pass >= key_passes), a byte of the row number g / n.
-__device__ __forceinline__ unsigned digit_of(K v, long long g, long long n, int pass, int desc) {
-    if (pass < key_passes) {
-        const unsigned b = key_byte(v, pass);
-        return desc ? 255u - b : b;
-    }
+// The digit of a key in key pass `pass`: its byte, inverted for descending sorts (flip = 255;
+// else 0). The digit of element g in a row pass (pass >= key_passes): a byte of its row, g / n.
+__device__ __forceinline__ unsigned key_digit(K v, int pass, unsigned flip) {
+    return key_byte(v, pass) ^ flip;
+}
+__device__ __forceinline__ unsigned row_digit(long long g, long long n, int pass) {
     return unsigned((unsigned long long)(g / n) >> (8 * (pass - key_passes))) & 255u;
 }
 
@@ -203,6 +212,26 @@ __device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long lon
 // starts zeroed). Key passes: from the keys, per block in shared memory, then one atomic per bin.
 // Row passes (p >= key_passes), whose digit is byte p - key_passes of the row number: block 0
 // counts the rows (n keys each) arithmetically.
+// One tile's keys into the shared bins of every key pass. FULL: TILE keys, none checked.
+template <bool FULL>
+__device__ __forceinline__ void count_tile(unsigned* bins, const K* __restrict__ keys,
+                                           unsigned valid_n, unsigned flip) {
+    const unsigned t = threadIdx.x;
+    // All of the thread's keys are read before any is counted: the loads overlap.
+    K v[ITEMS];
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r)
+        if (FULL || unsigned(r) * 256u + t < valid_n) v[r] = keys[unsigned(r) * 256u + t];
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+        if (FULL || unsigned(r) * 256u + t < valid_n) {
+#pragma unroll
+            for (int p = 0; p < key_passes; ++p)
+                atomicAdd(&bins[p * 256 + key_digit(v[r], p, flip)], 1u);
+        }
+    }
+}
+
 extern "C" __global__ void NAME_counts(const K* __restrict__ keys, long long count, long long n,
                                        int passes, int desc,
                                        unsigned long long* __restrict__ counts) {
@@ -211,26 +240,13 @@ extern "C" __global__ void NAME_counts(const K* __restrict__ keys, long long cou
     for (unsigned i = t; i < unsigned(key_passes) * 256u; i += 256u)
         bins[i] = 0;
     __syncthreads();
+    const unsigned flip = desc ? 255u : 0u;
     const long long step = (long long)gridDim.x * TILE;
     for (long long c = (long long)blockIdx.x * TILE; c < count; c += step) {
-        const long long left = count - c;
-        // All of the thread's keys are read before any is counted: the loads overlap.
-        K v[ITEMS];
-#pragma unroll
-        for (int r = 0; r < ITEMS; ++r) {
-            const long long j = (long long)r * 256 + t;
-            if (j < left) v[r] = keys[c + j];
-        }
-#pragma unroll
-        for (int r = 0; r < ITEMS; ++r) {
-            if ((long long)r * 256 + t < left) {
-#pragma unroll
-                for (int p = 0; p < key_passes; ++p) {
-                    const unsigned b = key_byte(v[r], p);
-                    atomicAdd(&bins[p * 256 + (desc ? 255u - b : b)], 1u);
-                }
-            }
-        }
+        if (count - c >= TILE)
+            count_tile<true>(bins, keys + c, TILE, flip);
+        else
+            count_tile<false>(bins, keys + c, unsigned(count - c), flip);
     }
     __syncthreads();
     for (unsigned i = t; i < unsigned(key_passes) * 256u; i += 256u)
@@ -290,8 +306,8 @@ __device__ __forceinline__ T block_exclusive_scan(T x, unsigned long long* wsum)
 }
 
 // FULL: the tile holds TILE keys (every tile but the last), so no key is checked and the digits
-// need 8 ballots, not 9.
-template <bool FULL>
+// need 8 ballots, not 9. ROWS: a row pass (digits from the row numbers), else a key pass.
+template <bool FULL, bool ROWS>
 __device__ __forceinline__ void scatter_tile(ScatterShared& sh, const K* __restrict__ kin,
                                              K* __restrict__ kout,
                                              const long long* __restrict__ iin,
@@ -314,10 +330,15 @@ __device__ __forceinline__ void scatter_tile(ScatterShared& sh, const K* __restr
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) {
         const unsigned j = wfirst + unsigned(r) * 32u + lane;
-        const long long i = first + j;
         const bool valid = FULL || j < valid_n;
-        const long long g = iin && pass >= key_passes && valid ? iin[i] : i;
-        dr[r] = valid ? digit_of(v[r], g, n, pass, desc) : 256u;
+        unsigned d;
+        if constexpr (ROWS) {
+            const long long i = first + j;
+            d = row_digit(iin && valid ? iin[i] : i, n, pass);
+        } else {
+            d = key_digit(v[r], pass, desc ? 255u : 0u);
+        }
+        dr[r] = valid ? d : 256u;
     }
 #pragma unroll
     for (int w = 0; w < 8; ++w)
@@ -416,12 +437,16 @@ __device__ __forceinline__ void scatter_tile(ScatterShared& sh, const K* __restr
     }
 }
 
-extern "C" __global__ void __launch_bounds__(256, 4)
-    NAME_scatter(const K* __restrict__ kin, K* __restrict__ kout,
-                 const long long* __restrict__ iin, long long* __restrict__ iout,
-                 long long count, long long n, int pass, int desc,
-                 const unsigned long long* __restrict__ counts, unsigned long long* status,
-                 unsigned* next_tile) {
+// A pass's tile: the key passes (pass < key_passes) and the row passes are separate kernels, so
+// that each is register-allocated for its own path (the row passes' 64-bit positions and division
+// made the key passes spill when they shared one).
+template <bool ROWS>
+__device__ __forceinline__ void scatter_pass(const K* __restrict__ kin, K* __restrict__ kout,
+                                             const long long* __restrict__ iin,
+                                             long long* __restrict__ iout, long long count,
+                                             long long n, int pass, int desc,
+                                             const unsigned long long* __restrict__ counts,
+                                             unsigned long long* status, unsigned* next_tile) {
     __shared__ ScatterShared sh;
     __shared__ unsigned tile_s;
     const unsigned t = threadIdx.x;
@@ -433,11 +458,29 @@ extern "C" __global__ void __launch_bounds__(256, 4)
     const long long first = (long long)tile * TILE;
     const long long left = count - first;
     if (left >= TILE)
-        scatter_tile<true>(sh, kin, kout, iin, iout, first, TILE, n, pass, desc, tile, status,
-                           tot);
+        scatter_tile<true, ROWS>(sh, kin, kout, iin, iout, first, TILE, n, pass, desc, tile,
+                                 status, tot);
     else
-        scatter_tile<false>(sh, kin, kout, iin, iout, first, unsigned(left), n, pass, desc, tile,
-                            status, tot);
+        scatter_tile<false, ROWS>(sh, kin, kout, iin, iout, first, unsigned(left), n, pass, desc,
+                                  tile, status, tot);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 4)
+    NAME_scatter(const K* __restrict__ kin, K* __restrict__ kout,
+                 const long long* __restrict__ iin, long long* __restrict__ iout,
+                 long long count, long long n, int pass, int desc,
+                 const unsigned long long* __restrict__ counts, unsigned long long* status,
+                 unsigned* next_tile) {
+    scatter_pass<false>(kin, kout, iin, iout, count, n, pass, desc, counts, status, next_tile);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 4)
+    NAME_scatter_rows(const K* __restrict__ kin, K* __restrict__ kout,
+                      const long long* __restrict__ iin, long long* __restrict__ iout,
+                      long long count, long long n, int pass, int desc,
+                      const unsigned long long* __restrict__ counts, unsigned long long* status,
+                      unsigned* next_tile) {
+    scatter_pass<true>(kin, kout, iin, iout, count, n, pass, desc, counts, status, next_tile);
 }
 
 // Short rows: block b sorts row b (n keys at b * n) by itself, every key pass in this one launch
@@ -462,7 +505,7 @@ extern "C" __global__ void NAME_rows(const K* kin, K* ka, K* kb, long long* ia, 
             warp_count[w][t] = 0;
         __syncthreads();
         for (long long i = t; i < n; i += 256)
-            atomicAdd(&bins[digit_of(src[i], 0, 1, p, desc)], 1u);
+            atomicAdd(&bins[key_digit(src[i], p, desc ? 255u : 0u)], 1u);
         __syncthreads();
         base[t] = bins[t];
         __syncthreads();
@@ -483,7 +526,7 @@ extern "C" __global__ void NAME_rows(const K* kin, K* ka, K* kb, long long* ia, 
             if (valid) {
                 v = src[i];
                 if (isrc) g = isrc[i];
-                d = digit_of(v, 0, 1, p, desc);
+                d = key_digit(v, p, desc ? 255u : 0u);
             }
             const unsigned peers = peers_of<9>(d);
             const unsigned rank = __popc(peers & ((1u << lane) - 1u));
@@ -631,6 +674,7 @@ void sort(DeviceState& d, const backend::SortCall& c) {
 
     CUfunction fc = sort_kernel(d, c.dtype, 0, "counts");
     CUfunction fx = sort_kernel(d, c.dtype, 2, "scatter");
+    CUfunction fxr = row_passes > 0 ? sort_kernel(d, c.dtype, 7, "scatter_rows") : nullptr;
 
     // Pass p writes buffer A when passes - 1 - p is even, so the last pass writes the outputs.
     const size_t kbytes = size_t(count) * isz, ibytes = size_t(count) * sizeof(int64_t);
@@ -668,7 +712,7 @@ void sort(DeviceState& d, const backend::SortCall& c) {
         unsigned long long* pc = counts + size_t(p) * 256;
         unsigned* pt = next_tile + p;
         void* args[] = {&kin, &kout, &iin, &iout, &cnt, &n, &pass, &desc, &pc, &status, &pt};
-        launch(d, fx, unsigned(tiles), 1, args, "sort");
+        launch(d, p < kp ? fx : fxr, unsigned(tiles), 1, args, "sort");
         kin = kout;
         iin = iout;
     }
