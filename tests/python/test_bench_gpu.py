@@ -235,6 +235,10 @@ def test_dlpack_rows_split_the_time_between_producer_and_consumer():
             lib = self
 
             class A:
+                def __dlpack_device__(self):  # timed with __dlpack__: the producer's part
+                    lib.calls.append("device")
+                    return (2, 0)
+
                 def __dlpack__(self, stream=None, max_version=None):
                     lib.calls.append((stream, max_version))
 
@@ -257,7 +261,7 @@ def test_dlpack_rows_split_the_time_between_producer_and_consumer():
     # torch's export as ember calls it (ember's stream, a versioned capsule); ember's export needs
     # torch's current stream, which the stand-in lacks: that pair is left out, not an error
     assert set(parts) == {("torch", "ember")} and parts[("torch", "ember")] > 0
-    assert torch_like.calls and set(torch_like.calls) == {(77, (1, 0))}
+    assert torch_like.calls and set(torch_like.calls) == {"device", (77, (1, 0))}
 
 
 def test_floor_row_shows_the_cpp_add_loop_beside_the_bare_launch():
