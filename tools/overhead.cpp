@@ -49,23 +49,21 @@ int main() {
     void* args[] = {&py, &px, &px, &n1};
     std::printf("bare cuLaunchKernel       %.2f us\n",
                 per_call_us([&] { a.cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, 0, s, args, nullptr); }));
-    // The same launch with the arguments packed in one buffer (`extra`), and through
-    // cuLaunchKernelEx: is either cheaper for the driver than the kernelParams array?
-    struct alignas(8) {
-        void* o;
-        const void* a;
-        const void* b;
-        unsigned n;
-    } packed{py, px, px, 1};
-    size_t packed_size = sizeof packed;
-    void* extra[] = {reinterpret_cast<void*>(1), &packed, reinterpret_cast<void*>(2), &packed_size,
-                     nullptr};  // CU_LAUNCH_PARAM_BUFFER_POINTER, _SIZE, _END
-    std::printf("bare launch, packed extra %.2f us\n", per_call_us([&] {
-                    a.cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, 0, s, nullptr, extra);
-                }));
+    // The same launch through cuLaunchKernelEx: is it cheaper for the driver? (Checked once first:
+    // its return code and that it really wrote 1 + 1.)
+    auto checked = [&](const char* name, auto&& launch_once) {
+        y.fill(Scalar(0.0));
+        const int rc = int(launch_once());
+        cuda::synchronize();
+        const double v = y.item<double>();
+        std::printf("%-26s rc %d, wrote %g: %s\n", name, rc, v,
+                    rc == 0 && v == 2 ? "ok" : "BROKEN");
+    };
     gpu::CUlaunchConfig cfg;
     cfg.block_x = 256;
     cfg.stream = s;
+    checked("cuLaunchKernelEx, no attr",
+            [&] { return a.cuLaunchKernelEx(&cfg, f, args, nullptr); });
     std::printf("cuLaunchKernelEx, no attr %.2f us\n",
                 per_call_us([&] { a.cuLaunchKernelEx(&cfg, f, args, nullptr); }));
     // ember's own add kernel, launched bare.
