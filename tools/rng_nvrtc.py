@@ -157,10 +157,26 @@ def variants(src: str) -> dict[str, str]:
     loop = "while (__any_sync(0xffffffffu, miss != 0)) {"
     if loop in src:  # the fast path alone: a bound on what the slow path leaves
         v["no slow path (wrong numbers)"] = src.replace(loop, "while (false) {")
+    # Two Philox blocks per lane and step (src/ops/random.hpp has four): the queue's per-step cost
+    # over 8 values instead of 16.
+    u2 = src.replace("constexpr int U = 4;", "constexpr int U = 2;")
+    if u2 != src:
+        v["U = 2"] = u2
+    # The float32 uniform part without an integer-to-float conversion (a quarter-rate pipe):
+    # 1 + m / 2^23 from the bits, minus 1, times the width scaled by 2^23 (the same product).
+    conv = "C x = C(w >> shift) * l.w;"
+    bits = (
+        "C x; if constexpr (sizeof(C) == 4) x = (__uint_as_float(0x3f800000u | unsigned(w >> 9))"
+        " - 1.0f) * l.w; else x = C(w >> shift) * l.w;"
+    )
+    scale = "if (i & 256u) l.w = -l.w;"
+    scaled = scale + " if constexpr (sizeof(C) == 4) l.w *= 8388608.0f;"
+    if conv in src and scale in src:
+        v["no I2F"] = src.replace(conv, bits).replace(scale, scaled)
     return v
 
 
-def bench(src: str, log2n: int, all_variants: bool) -> None:
+def bench(src: str, log2n: int, all_variants: bool, only: str | None = None) -> None:
     import cupy as cp
 
     n = 1 << log2n
@@ -233,15 +249,30 @@ def bench(src: str, log2n: int, all_variants: bool) -> None:
                 flush=True,
             )
 
+    def normals(mod):  # f32 and f64 normals of a cut length, for comparing variants
+        got = []
+        for name, view, m in (
+            ("draw_f32", cp.float32, n - 3),
+            ("draw_f64", cp.float64, n // 2 - 1),
+        ):
+            mod.get_function(name)((sms * 8,), (256,), args(m, "normal", 0.5, 3.0))
+            got.append(out.view(view)[:m].copy())
+        return got
+
     vs = variants(src) if all_variants else {"base": src}
+    base = None
     for vname, text in vs.items():
         mod = cp.RawModule(code=text, options=tuple(OPTIONS))
         if vname == "base":
             for c in cases:
-                run(mod, *c)
+                if only is None or only in c[3]:
+                    run(mod, *c)
             check(mod)
+            base = normals(mod)
         else:
             run(mod, "draw_f32", "normal", 4, "f32 normal, " + vname)
+            same = [bool((x == y).all()) for x, y in zip(normals(mod), base, strict=True)]
+            print(f"  {vname}: f32, f64 normals equal to base's: {same}", flush=True)
 
 
 def main() -> int:
@@ -250,10 +281,11 @@ def main() -> int:
     ap.add_argument("--bench", action="store_true")
     ap.add_argument("--log2n", type=int, default=28)
     ap.add_argument("--variants", action="store_true", help="with --bench: also the experiments")
+    ap.add_argument("--only", help="with --bench: only the base cases whose label holds this")
     a = ap.parse_args()
     src = source()
     if a.bench:
-        bench(src, a.log2n, a.variants)
+        bench(src, a.log2n, a.variants, a.only)
     else:
         print(f"compiled for sm_{a.arch}: {compile_cubin(src, a.arch)} bytes of cubin")
     return 0
