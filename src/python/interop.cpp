@@ -573,8 +573,6 @@ nb::object dlpack_capsule(const Array& a, nb::handle stream, nb::handle max_vers
 }
 
 void bind_interop(nb::module_& m) {
-    m.def("_from_dlpack_capsule", &import_capsule, nb::arg("capsule"),
-          nb::arg("device").none() = nb::none(), nb::arg("copy").none() = nb::none());
     m.def("_from_dlpack", &from_dlpack, nb::arg("x"), nb::arg("device").none() = nb::none(),
           nb::arg("copy").none() = nb::none());
     m.def("_cai_export", &cai_export, nb::arg("a"));
