@@ -26,7 +26,12 @@ public:
     Operand(int64_t v) : scalar(v), is_scalar(true) {}
     Operand(double v) : scalar(v), is_scalar(true) {}
     Operand(std::complex<double> v) : scalar(v), is_scalar(true) {}
-    Operand(const Operand& o) { *this = o; }
+    // Only a held temporary is copied; a referenced array stays referenced.
+    Operand(const Operand& o)
+        : scalar(o.scalar),
+          is_scalar(o.is_scalar),
+          hold_(o.ptr_ == &o.hold_ ? o.hold_ : Array()),
+          ptr_(o.ptr_ == &o.hold_ ? &hold_ : o.ptr_) {}
     Operand& operator=(const Operand& o) {
         if (this == &o) return *this;
         scalar = o.scalar;

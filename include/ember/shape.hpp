@@ -41,7 +41,9 @@ public:
         }
         return *this;
     }
-    ~Dims() { release(); }
+    ~Dims() {
+        if (heap_) delete[] heap_;
+    }
 
     size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
@@ -125,8 +127,9 @@ private:
             o.heap_ = nullptr;
             o.capacity_ = inline_capacity;
         } else {
-            for (uint32_t i = 0; i < o.size_; ++i)
-                inline_[i] = o.inline_[i];
+            // All of the inline buffer, a constant size: a few moves, where a loop over size_
+            // becomes a memcpy call (it showed in profiles of small ops).
+            std::memcpy(inline_, o.inline_, sizeof inline_);
         }
         o.size_ = 0;
     }

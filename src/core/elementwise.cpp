@@ -1,6 +1,7 @@
 // The elementwise front-end: dtype resolution from the op table (NumPy's loop search with NEP 50
 // weak scalars), broadcasting, output allocation or in-place checks, then one backend map call.
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +77,9 @@ DType result_type(std::span<const Operand> xs) {
     bool have_strong = false;
     DType t = DType::bool_;
     WeakKind w = WeakKind::none;
+    // Fastest path: two arrays of one dtype (most binary ops).
+    if (xs.size() == 2 && !xs[0].is_scalar && !xs[1].is_scalar && xs[0].dtype() == xs[1].dtype())
+        return xs[0].dtype();
     // Fast path: at most two strong dtypes (pairwise promotion is then exact).
     int nstrong = 0;
     for (const Operand& x : xs) {
@@ -182,13 +186,9 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
     }
     const Device dev = first ? first->device() : (out ? out->device() : default_device());
 
-    Array result;
     // Operands with autograd state (found above, one null test each) take the recording path.
-    if (meta && autograd::detail::should_record_map(xs, out)) [[unlikely]] {
-        result = autograd::detail::map(op, xs, out);
-        return result;
-    }
-    if (out) {
+    const bool record = meta && autograd::detail::should_record_map(xs, out);
+    if (out && !record) {
         if (out->device() != dev)
             throw ValueError(who(op) + ": output is on " + out->device().str() +
                              " but the operands are on " + dev.str());
@@ -204,15 +204,27 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
             throw TypeError(who(op) + ": cannot cast the result from dtype " +
                             std::string(name(ty.out)) + " to the output dtype " +
                             std::string(name(out->dtype())) + " with casting rule 'same_kind'");
-        result = *out;
-    } else {
-        result = Array::empty(shape, ty.out, dev);
     }
-    if (result.size() == 0) return result;
+    // Built in place, and every return below returns it: no move of the result (a conditional
+    // expression, or a return of another object, would add one).
+    Array result = [&]() -> Array {
+        if (record) [[unlikely]]
+            return autograd::detail::map(op, xs, out);
+        if (out) return *out;
+        return Array::empty(shape, ty.out, dev);
+    }();
+    if (record || result.size() == 0) return result;
 
     // Operand views for the loop: the inputs themselves when no broadcast or copy is needed.
     const Array* ptrs[backend::max_operands];
-    std::optional<Array> tmp[backend::max_operands];  // broadcast or copied operands, rarely used
+    // Broadcast or copied operands, rarely needed: allocated then (four empty optionals cost
+    // about a hundred instructions per op to build and destroy).
+    std::unique_ptr<std::optional<Array>[]> tmp;
+    auto hold = [&](size_t k, Array&& a) {
+        if (!tmp) tmp.reset(new std::optional<Array>[backend::max_operands]);
+        tmp[k] = std::move(a);
+        return &*tmp[k];
+    };
     ptrs[0] = &result;
     for (size_t k = 0; k < xs.size(); ++k) {
         if (xs[k].is_scalar) {
@@ -221,14 +233,9 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
         }
         const Array& a = xs[k].array();
         const Array* p = &a;
-        if (!(a.shape() == shape)) {
-            tmp[k + 1] = a.broadcast_to(shape);
-            p = &*tmp[k + 1];
-        }
-        if (out && detail::may_overlap(result, *p) && !detail::same_view(result, *p)) {
-            tmp[k + 1] = p->copy();
-            p = &*tmp[k + 1];
-        }
+        if (!(a.shape() == shape)) p = hold(k + 1, a.broadcast_to(shape));
+        if (out && detail::may_overlap(result, *p) && !detail::same_view(result, *p))
+            p = hold(k + 1, p->copy());
         ptrs[k + 1] = p;
     }
     backend::Loop loop = detail::make_loop(ptrs, int(xs.size() + 1), 0);

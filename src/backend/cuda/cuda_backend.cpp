@@ -472,7 +472,8 @@ public:
             const bool contiguous = is_contiguous(s);
             k.layout = contiguous ? MapLayout::contiguous : MapLayout::strided;
             k.ndim = contiguous ? 1 : std::max(1, s.ndim());
-            k.index64 = needs_index64(s);
+            // A contiguous loop reaches exactly numel elements of each operand.
+            k.index64 = contiguous ? s.numel() >= i32_limit : needs_index64(s);
             k.vec = contiguous && aligned ? natural_vec(k) : 1;
             const KernelKey key = map_key(k);
             CUfunction f = find_kernel(d, key);

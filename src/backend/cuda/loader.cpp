@@ -89,7 +89,10 @@ const DriverState& driver_state() {
 
 const NvrtcApi* nvrtc() { return nvrtc_state().ok ? &nvrtc_state().api : nullptr; }
 const std::string& nvrtc_unavailable_reason() { return nvrtc_state().reason; }
-const DriverApi* driver() { return driver_state().ok ? &driver_state().api : nullptr; }
+const DriverApi* driver() {
+    static const DriverApi* const api = driver_state().ok ? &driver_state().api : nullptr;
+    return api;
+}
 const std::string& driver_unavailable_reason() { return driver_state().reason; }
 
 }  // namespace ember::gpu

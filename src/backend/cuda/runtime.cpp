@@ -68,10 +68,22 @@ namespace {
 std::mutex init_mu;
 std::atomic<DeviceState*> states[max_devices];
 
-thread_local CUcontext bound_ctx = nullptr;
-thread_local int thread_device = 0;
-thread_local CUstream thread_streams[max_devices] = {};
-thread_local GraphPool* thread_capture = nullptr;  // the graph this thread captures into
+// The calling thread's CUDA state in one thread_local: in a shared library each thread_local
+// access is a __tls_get_addr call, and one struct makes that one call per function.
+struct ThreadState {
+    CUcontext bound_ctx = nullptr;
+    int device = 0;
+    CUstream streams[max_devices] = {};
+    GraphPool* capture = nullptr;  // the graph this thread captures into
+};
+thread_local ThreadState tls;
+// tls's address, got once per call of the function using it: GCC otherwise recomputes it (one more
+// __tls_get_addr call) after every call the function makes; the empty asm hides where it came from.
+ThreadState& thread_state() {
+    ThreadState* p = &tls;
+    asm("" : "+r"(p));
+    return *p;
+}
 
 int attr(const DriverApi& a, CUdevice dev, int which) {
     int v = 0;
@@ -86,7 +98,7 @@ DeviceState* init_device(int i) {
     check(a.cuDeviceGet(&d->dev, i), "cuDeviceGet");
     check(a.cuDevicePrimaryCtxRetain(&d->ctx, d->dev), "cuDevicePrimaryCtxRetain");
     check(a.cuCtxSetCurrent(d->ctx), "cuCtxSetCurrent");
-    bound_ctx = d->ctx;
+    tls.bound_ctx = d->ctx;
     char name[256] = {};
     check(a.cuDeviceGetName(name, sizeof name - 1, d->dev), "cuDeviceGetName");
     cuda::DeviceProperties& p = d->props;
@@ -130,6 +142,10 @@ DeviceState* init_device(int i) {
 }  // namespace
 
 DeviceState& device(int i) {
+    // Initialized devices first: one load on every op's path (device_count() is a function-local
+    // static behind a guard).
+    if (unsigned(i) < unsigned(max_devices))
+        if (DeviceState* d = states[i].load(std::memory_order_acquire)) return *d;
     if (i < 0 || i >= device_count()) {
         if (device_count() == 0) api();  // names the reason
         throw ValueError("ember.cuda: device cuda:" + std::to_string(i) + " is out of range (" +
@@ -150,33 +166,34 @@ DeviceState* device_if_initialized(int i) {
 }
 
 void bind(const DeviceState& d) {
-    if (bound_ctx == d.ctx) return;
+    if (tls.bound_ctx == d.ctx) return;
     check(api().cuCtxSetCurrent(d.ctx), "cuCtxSetCurrent");
-    bound_ctx = d.ctx;
+    tls.bound_ctx = d.ctx;
 }
 
-int current_device() { return thread_device; }
+int current_device() { return tls.device; }
 void set_current_device(int i) {
     device(i);
-    thread_device = i;
+    tls.device = i;
 }
 
 CUstream current_stream(const DeviceState& d) {
-    CUstream s = thread_streams[d.index];
+    CUstream s = tls.streams[d.index];
     return s ? s : d.stream;
 }
 void set_current_stream(int dev, CUstream s) {
     device(dev);
-    thread_streams[dev] = s;
+    tls.streams[dev] = s;
 }
 
 void launch(DeviceState& d, CUfunction f, unsigned grid_x, unsigned grid_y, void** args,
             std::string_view who, bool dependent) {
-    bind(d);
+    ThreadState& t = thread_state();
+    if (t.bound_ctx != d.ctx) bind(d);
     const DriverApi& a = *driver();
-    const CUstream s = current_stream(d);
+    const CUstream s = t.streams[d.index] ? t.streams[d.index] : d.stream;
     CUresult r;
-    if (dependent && d.arch >= 90 && thread_capture && thread_capture->stream == s) {
+    if (dependent && d.arch >= 90 && t.capture && t.capture->stream == s) {
         // Into a graph being captured, with programmatic dependent launch: the replay starts
         // launching this kernel while the one before it finishes (the kernel waits for it in
         // grid_dependency()): 0.70 us per small node on the H200 instead of 1.1.
@@ -196,7 +213,7 @@ void launch(DeviceState& d, CUfunction f, unsigned grid_x, unsigned grid_y, void
     }
     cache_counters().launches.fetch_add(1, std::memory_order_relaxed);
     if (r != CUDA_SUCCESS) raise(r, "launching the kernel of ember." + std::string(who));
-    if (launch_blocking() && !thread_capture) {
+    if (launch_blocking() && !t.capture) {
         r = a.cuStreamSynchronize(s);
         if (r != CUDA_SUCCESS) raise(r, "the kernel of ember." + std::string(who));
     }
@@ -355,11 +372,11 @@ void free_chunk(DeviceState& d, uintptr_t p, size_t chunk) noexcept {
 
 }  // namespace
 
-GraphPool* capturing_pool() { return thread_capture; }
-void set_capturing_pool(GraphPool* g) { thread_capture = g; }
+GraphPool* capturing_pool() { return tls.capture; }
+void set_capturing_pool(GraphPool* g) { tls.capture = g; }
 
 void forbid_during_capture(const DeviceState& d, CUstream s, std::string_view what) {
-    const GraphPool* g = thread_capture;
+    const GraphPool* g = tls.capture;
     if (!g || g->device != d.index || (s && s != g->stream)) return;
     throw CudaError("ember.cuda.graph: " + std::string(what) +
                     " cannot be captured into a CUDA graph: it synchronizes with the host; do "
@@ -389,9 +406,10 @@ void release_graph_pool(DeviceState& d, GraphPool* g) {
 void* allocate(DeviceState& d, size_t bytes) {
     const DriverApi& a = *driver();
     if (bytes == 0) bytes = 1;
-    bind(d);
-    const CUstream s = current_stream(d);
-    if (GraphPool* g = thread_capture; g && g->stream == s) return graph_allocate(d, *g, bytes);
+    ThreadState& t = thread_state();
+    if (t.bound_ctx != d.ctx) bind(d);
+    const CUstream s = t.streams[d.index] ? t.streams[d.index] : d.stream;
+    if (GraphPool* g = t.capture; g && g->stream == s) return graph_allocate(d, *g, bytes);
     const bool small = bytes <= small_block_max;
     const int cls = small ? size_class(bytes) : 0;
     const size_t request = small ? size_t(512) << cls : bytes;
@@ -440,9 +458,9 @@ void* allocate(DeviceState& d, size_t bytes) {
 }
 
 bool bind_noexcept(const DeviceState& d) noexcept {
-    if (bound_ctx == d.ctx) return true;
+    if (tls.bound_ctx == d.ctx) return true;
     if (driver()->cuCtxSetCurrent(d.ctx) != CUDA_SUCCESS) return false;
-    bound_ctx = d.ctx;
+    tls.bound_ctx = d.ctx;
     return true;
 }
 
@@ -452,7 +470,7 @@ void deallocate(DeviceState& d, void* p) noexcept {
         std::unique_lock lk(d.mem_mu);
         Block b;
         if (!d.live.take(uintptr_t(p), b)) return;
-        GraphPool* capture = thread_capture;
+        GraphPool* capture = tls.capture;
         if (!b.graph && capture && capture->device == d.index) {
             // A replay of the graph being captured may read it: it stays live until the graph
             // is destroyed (release_graph_pool frees it then).
@@ -522,7 +540,9 @@ void forget_kernels(DeviceState& d) {
 }
 
 CUfunction find_kernel(DeviceState& d, const KernelKey& key) {
-    ThreadKernels& t = thread_kernels;
+    ThreadKernels* tp = &thread_kernels;
+    asm("" : "+r"(tp));  // one __tls_get_addr call (see thread_state)
+    ThreadKernels& t = *tp;
     const uint64_t gen = kernel_generation.load(std::memory_order_acquire);
     if (t.generation != gen) {
         t = ThreadKernels{};

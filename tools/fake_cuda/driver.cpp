@@ -1,0 +1,151 @@
+// A do-nothing CUDA driver (libcuda.so.1) for profiling ember's host path where there is no GPU:
+// one device that says it is an sm_90 H200, "device" memory from the host heap (copies and fills
+// really happen, so the host sees consistent bytes), kernels that load and launch but never run.
+// Built and used by tools/host_profile.sh; not part of ember.
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "backend/cuda/loader.hpp"
+
+using namespace ember::gpu;
+
+#define FAKE extern "C" __attribute__((visibility("default")))
+
+namespace {
+template <class T>
+T handle(uintptr_t v) {
+    return reinterpret_cast<T>(v);
+}
+void* host_alloc(size_t n) { return std::aligned_alloc(256, (n + 255) / 256 * 256); }
+}  // namespace
+
+FAKE CUresult cuInit(unsigned) { return 0; }
+FAKE CUresult cuDriverGetVersion(int* v) { return *v = 13000, 0; }
+FAKE CUresult cuGetErrorName(CUresult, const char** s) { return *s = "CUDA_ERROR_FAKE", 0; }
+FAKE CUresult cuGetErrorString(CUresult, const char** s) { return *s = "fake driver error", 0; }
+FAKE CUresult cuDeviceGetCount(int* n) { return *n = 1, 0; }
+FAKE CUresult cuDeviceGet(CUdevice* d, int i) { return *d = i, 0; }
+FAKE CUresult cuDeviceGetName(char* name, int len, CUdevice) {
+    std::strncpy(name, "fake H200 (no GPU)", size_t(len));
+    return 0;
+}
+FAKE CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice) {
+    switch (a) {
+        case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+            *v = 9;
+            break;
+        case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+            *v = 0;
+            break;
+        case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+            *v = 132;
+            break;
+        case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE:
+            *v = 50 << 20;
+            break;
+        case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR:
+            *v = 2048;
+            break;
+        case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
+            *v = 48 << 10;
+            break;
+        default:
+            *v = 1;
+    }
+    return 0;
+}
+FAKE CUresult cuDeviceTotalMem_v2(size_t* b, CUdevice) { return *b = size_t(8) << 30, 0; }
+FAKE CUresult cuMemGetInfo_v2(size_t* f, size_t* t) {
+    *f = size_t(8) << 30;
+    *t = size_t(8) << 30;
+    return 0;
+}
+FAKE CUresult cuDevicePrimaryCtxRetain(CUcontext* c, CUdevice d) {
+    return *c = handle<CUcontext>(0x1000 + uintptr_t(d)), 0;
+}
+FAKE CUresult cuCtxGetCurrent(CUcontext* c) { return *c = nullptr, 0; }
+FAKE CUresult cuStreamCreate(CUstream* s, unsigned) {
+    static uintptr_t next = 0x2000;
+    return *s = handle<CUstream>(next += 16), 0;
+}
+FAKE CUresult cuEventCreate(CUevent* e, unsigned) {
+    static uintptr_t next = 0x3000;
+    return *e = handle<CUevent>(next += 16), 0;
+}
+FAKE CUresult cuEventElapsedTime(float* ms, CUevent, CUevent) { return *ms = 0.001f, 0; }
+FAKE CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t n) {
+    return *p = CUdeviceptr(uintptr_t(host_alloc(n))), 0;
+}
+FAKE CUresult cuMemFree_v2(CUdeviceptr p) { return std::free(reinterpret_cast<void*>(p)), 0; }
+FAKE CUresult cuMemAllocAsync(CUdeviceptr* p, size_t n, CUstream) { return cuMemAlloc_v2(p, n); }
+FAKE CUresult cuMemAllocFromPoolAsync(CUdeviceptr* p, size_t n, CUmemoryPool, CUstream) {
+    return cuMemAlloc_v2(p, n);
+}
+FAKE CUresult cuMemFreeAsync(CUdeviceptr p, CUstream) { return cuMemFree_v2(p); }
+FAKE CUresult cuMemPoolCreate(CUmemoryPool* p, const CUmemPoolProps*) {
+    static uintptr_t next = 0x4000;
+    return *p = handle<CUmemoryPool>(next += 16), 0;
+}
+FAKE CUresult cuMemPoolGetAttribute(CUmemoryPool, int, void* v) { return std::memset(v, 0, 8), 0; }
+FAKE CUresult cuMemHostAlloc(void** p, size_t n, unsigned) { return *p = host_alloc(n), 0; }
+FAKE CUresult cuMemFreeHost(void* p) { return std::free(p), 0; }
+FAKE CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t n, CUstream) {
+    return std::memcpy(reinterpret_cast<void*>(d), s, n), 0;
+}
+FAKE CUresult cuMemcpyDtoHAsync_v2(void* d, CUdeviceptr s, size_t n, CUstream) {
+    return std::memcpy(d, reinterpret_cast<const void*>(s), n), 0;
+}
+FAKE CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream) {
+    return std::memmove(reinterpret_cast<void*>(d), reinterpret_cast<const void*>(s), n), 0;
+}
+FAKE CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream) {
+    return std::memset(reinterpret_cast<void*>(d), v, n), 0;
+}
+FAKE CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream) {
+    auto* p = reinterpret_cast<unsigned short*>(d);
+    for (size_t i = 0; i < n; ++i)
+        p[i] = v;
+    return 0;
+}
+FAKE CUresult cuMemsetD32Async(CUdeviceptr d, unsigned v, size_t n, CUstream) {
+    auto* p = reinterpret_cast<unsigned*>(d);
+    for (size_t i = 0; i < n; ++i)
+        p[i] = v;
+    return 0;
+}
+FAKE CUresult cuModuleLoadData(CUmodule* m, const void*) {
+    static uintptr_t next = 0x5000;
+    return *m = handle<CUmodule>(next += 16), 0;
+}
+FAKE CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char*) {
+    static uintptr_t next = 0;
+    return *f = handle<CUfunction>(uintptr_t(m) * 4096 + (next += 16)), 0;
+}
+FAKE CUresult cuFuncGetAttribute(int* v, int a, CUfunction) {
+    return *v = a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024 : 0, 0;
+}
+FAKE CUresult cuStreamIsCapturing(CUstream, int* status) {
+    return *status = CU_STREAM_CAPTURE_STATUS_NONE, 0;
+}
+
+// NVRTC too (the same library answers as libnvrtc.so.13): every compile succeeds and yields a
+// 16-byte stand-in cubin, so no compiler runs (profiles then show ember's own work only).
+FAKE nvrtcResult nvrtcVersion(int* major, int* minor) {
+    *major = 13;
+    *minor = 0;
+    return 0;
+}
+FAKE nvrtcResult nvrtcCreateProgram(nvrtcProgram* p, const char*, const char*, int,
+                                    const char* const*, const char* const*) {
+    return *p = handle<nvrtcProgram>(0x6000), 0;
+}
+FAKE nvrtcResult nvrtcCompileProgram(nvrtcProgram, int, const char* const*) { return 0; }
+FAKE nvrtcResult nvrtcGetCUBINSize(nvrtcProgram, size_t* n) { return *n = 16, 0; }
+FAKE nvrtcResult nvrtcGetCUBIN(nvrtcProgram, char* c) {
+    return std::memcpy(c, "fake cubin 0123", 16), 0;
+}
+FAKE nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram, size_t* n) { return *n = 1, 0; }
+FAKE nvrtcResult nvrtcGetProgramLog(nvrtcProgram, char* log) { return *log = 0, 0; }
+FAKE nvrtcResult nvrtcDestroyProgram(nvrtcProgram*) { return 0; }
+FAKE const char* nvrtcGetErrorString(nvrtcResult) { return "fake NVRTC error"; }
