@@ -51,6 +51,28 @@ def test_default_dtype_is_float64_and_int_shape(fn, device):
     assert y.shape == (2, 3)
 
 
+@pytest.mark.parametrize("shape", [(3, 0, 4), (2, 3), (), (1, 1, 7), (2**40, 2**40, 0)])
+def test_empty_strides_and_size(shape, device):
+    # C-order strides in bytes (zero-length dimensions count as 1), and the element count, even
+    # where the other dimensions' product would overflow.
+    x = ember.empty(shape, dtype=ember.float32, device=device)
+    assert x.shape == shape and x.size == int(np.prod(shape, dtype=object))
+    expect, acc = [], 4
+    for d in reversed(shape):
+        expect.insert(0, acc)
+        acc *= max(d, 1)
+    assert x.strides == tuple(expect)
+
+
+def test_empty_bad_shapes(device):
+    with pytest.raises(ValueError, match="negative dimensions are not allowed, got \\(2, -1\\)"):
+        ember.empty((2, -1), device=device)
+    with pytest.raises(ValueError, match="more than 2\\*\\*63 elements"):
+        ember.empty((2**40, 2**40), device=device)
+    with pytest.raises(ValueError, match="too big"):
+        ember.empty((2**61,), dtype=ember.float64, device=device)
+
+
 FULL_CASES = [
     (7, None),
     (7.5, None),
