@@ -148,32 +148,15 @@ std::vector<int64_t> swapped_axes(int nd, int64_t a, int64_t b) {
 }  // namespace
 
 Array Array::empty(const Shape& shape, DType dtype, Device device) {
-    // One pass for the C-order strides and the element count; checked_numel (which names the
-    // problem) only for the shapes this pass leaves: negative or overflowing dimensions.
-    Array a;
-    const size_t nd = shape.size();
-    a.strides_.resize(nd);
-    int64_t acc = 1, n = 1;  // n <= acc: zero-length dimensions count as 1 in the strides
-    bool plain = nd <= size_t(max_ndim);
-    for (size_t i = nd; plain && i-- > 0;) {
-        const int64_t d = shape[i];
-        if (d < 0 || (d > 1 && acc > INT64_MAX / d)) {
-            plain = false;
-            break;
-        }
-        a.strides_[i] = acc;
-        acc *= d > 0 ? d : 1;
-        n *= d;
-    }
-    if (!plain) {
-        n = checked_numel(shape, "ember.empty");
-        a.strides_ = contiguous_strides(shape);
-    }
+    const int64_t n = checked_numel(shape, "ember.empty");
     const int64_t isz = ember::itemsize(dtype);
     if (n > INT64_MAX / isz)
         throw ValueError("ember.empty: array is too big; shape " + shape_str(shape));
+    // Members set in place: the constructor's by-value shape and strides cost two more copies.
+    Array a;
     a.storage_ = Storage::allocate(size_t(n * isz), device);
     a.shape_ = shape;
+    a.strides_ = contiguous_strides(shape);
     a.dtype_ = dtype;
     return a;
 }

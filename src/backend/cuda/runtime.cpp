@@ -84,6 +84,15 @@ ThreadState& thread_state() {
     asm("" : "+r"(p));
     return *p;
 }
+void bind(ThreadState& t, const DeviceState& d) {
+    if (t.bound_ctx == d.ctx) return;
+    check(api().cuCtxSetCurrent(d.ctx), "cuCtxSetCurrent");
+    t.bound_ctx = d.ctx;
+}
+CUstream current_stream(const ThreadState& t, const DeviceState& d) {
+    const CUstream s = t.streams[d.index];
+    return s ? s : d.stream;
+}
 
 int attr(const DriverApi& a, CUdevice dev, int which) {
     int v = 0;
@@ -165,11 +174,7 @@ DeviceState* device_if_initialized(int i) {
     return states[i].load(std::memory_order_acquire);
 }
 
-void bind(const DeviceState& d) {
-    if (tls.bound_ctx == d.ctx) return;
-    check(api().cuCtxSetCurrent(d.ctx), "cuCtxSetCurrent");
-    tls.bound_ctx = d.ctx;
-}
+void bind(const DeviceState& d) { bind(thread_state(), d); }
 
 int current_device() { return tls.device; }
 void set_current_device(int i) {
@@ -177,10 +182,7 @@ void set_current_device(int i) {
     tls.device = i;
 }
 
-CUstream current_stream(const DeviceState& d) {
-    CUstream s = tls.streams[d.index];
-    return s ? s : d.stream;
-}
+CUstream current_stream(const DeviceState& d) { return current_stream(thread_state(), d); }
 void set_current_stream(int dev, CUstream s) {
     device(dev);
     tls.streams[dev] = s;
@@ -189,9 +191,9 @@ void set_current_stream(int dev, CUstream s) {
 void launch(DeviceState& d, CUfunction f, unsigned grid_x, unsigned grid_y, void** args,
             std::string_view who, bool dependent) {
     ThreadState& t = thread_state();
-    if (t.bound_ctx != d.ctx) bind(d);
+    bind(t, d);
     const DriverApi& a = *driver();
-    const CUstream s = t.streams[d.index] ? t.streams[d.index] : d.stream;
+    const CUstream s = current_stream(t, d);
     CUresult r;
     if (dependent && d.arch >= 90 && t.capture && t.capture->stream == s) {
         // Into a graph being captured, with programmatic dependent launch: the replay starts
@@ -407,8 +409,8 @@ void* allocate(DeviceState& d, size_t bytes) {
     const DriverApi& a = *driver();
     if (bytes == 0) bytes = 1;
     ThreadState& t = thread_state();
-    if (t.bound_ctx != d.ctx) bind(d);
-    const CUstream s = t.streams[d.index] ? t.streams[d.index] : d.stream;
+    bind(t, d);
+    const CUstream s = current_stream(t, d);
     if (GraphPool* g = t.capture; g && g->stream == s) return graph_allocate(d, *g, bytes);
     const bool small = bytes <= small_block_max;
     const int cls = small ? size_class(bytes) : 0;
