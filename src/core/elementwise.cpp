@@ -253,7 +253,11 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
         }
         detail::set_scalar_operand(loop, int(k + 1), st, buf);
     }
-    backend::of(dev, who(op).c_str()).map(op, compute, loop);
+    // The result (or out) lives on dev, so its backend exists; `of` names the op otherwise.
+    backend::Backend* be = backend::get(dev.type);
+    if (!be) [[unlikely]]
+        be = &backend::of(dev, who(op).c_str());
+    be->map(op, compute, loop);
     if (out) out->storage()->bump_version();
     return result;
 }

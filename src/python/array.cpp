@@ -379,8 +379,17 @@ Axes method_axes(nb::handle axis) { return to_axes(axis, "ember.ndarray"); }
 
 }  // namespace
 
+// Freed ndarray objects are parked for reuse (nanobind 2.13+): a result of `x + y` then costs no
+// Python allocation and no update of nanobind's C++-to-Python instance map, on the hot path of
+// every small op.
+#if NB_VERSION_MAJOR > 2 || (NB_VERSION_MAJOR == 2 && NB_VERSION_MINOR >= 13)
+#define EMBER_NDARRAY_POOL , nb::pooled(256)
+#else
+#define EMBER_NDARRAY_POOL
+#endif
+
 void bind_array(nb::module_& m) {
-    auto cls = nb::class_<Array>(m, "ndarray", nb::type_slots(array_slots),
+    auto cls = nb::class_<Array>(m, "ndarray", nb::type_slots(array_slots) EMBER_NDARRAY_POOL,
                                  "An n-dimensional array on a device (CPU or CUDA GPU).");
     ndarray_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
 

@@ -486,3 +486,18 @@ def test_large_ops_release_the_gil():
     probe = ember._core._gil_held_during_work
     assert probe(10) is True
     assert probe(1 << 20) is False
+
+
+def test_a_freed_array_releases_what_it_holds_at_once():
+    # ndarray objects are pooled (nb::pooled): a freed one is parked for reuse, but its array must
+    # be destroyed at once, dropping what it holds (here the NumPy buffer it shares).
+    import sys
+
+    host = np.arange(6, dtype=np.float32)
+    refs = sys.getrefcount(host)
+    for _ in range(3):  # the second and later views come from the pool
+        view = ember.asarray(host, device="cpu")
+        assert sys.getrefcount(host) > refs
+        assert float((view + view).sum()) == 30.0
+        del view
+        assert sys.getrefcount(host) == refs

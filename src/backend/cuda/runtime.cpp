@@ -63,10 +63,11 @@ int device_count() {
     return n;
 }
 
+std::atomic<DeviceState*> device_states[max_devices];
+
 namespace {
 
 std::mutex init_mu;
-std::atomic<DeviceState*> states[max_devices];
 
 // The calling thread's CUDA state in one thread_local: in a shared library each thread_local
 // access is a __tls_get_addr call, and one struct makes that one call per function.
@@ -150,28 +151,23 @@ DeviceState* init_device(int i) {
 
 }  // namespace
 
-DeviceState& device(int i) {
-    // Initialized devices first: one load on every op's path (device_count() is a function-local
-    // static behind a guard).
-    if (unsigned(i) < unsigned(max_devices))
-        if (DeviceState* d = states[i].load(std::memory_order_acquire)) return *d;
+DeviceState& device_slow(int i) {
     if (i < 0 || i >= device_count()) {
         if (device_count() == 0) api();  // names the reason
         throw ValueError("ember.cuda: device cuda:" + std::to_string(i) + " is out of range (" +
                          std::to_string(device_count()) + " CUDA device" +
                          (device_count() == 1 ? "" : "s") + ")");
     }
-    if (DeviceState* d = states[i].load(std::memory_order_acquire)) return *d;
     std::lock_guard lk(init_mu);
-    if (DeviceState* d = states[i].load(std::memory_order_acquire)) return *d;
+    if (DeviceState* d = device_states[i].load(std::memory_order_acquire)) return *d;
     DeviceState* d = init_device(i);
-    states[i].store(d, std::memory_order_release);
+    device_states[i].store(d, std::memory_order_release);
     return *d;
 }
 
 DeviceState* device_if_initialized(int i) {
     if (i < 0 || i >= max_devices) return nullptr;
-    return states[i].load(std::memory_order_acquire);
+    return device_states[i].load(std::memory_order_acquire);
 }
 
 void bind(const DeviceState& d) { bind(thread_state(), d); }

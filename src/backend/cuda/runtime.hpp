@@ -184,7 +184,14 @@ struct DeviceState {
 
 int device_count();  // 0 when CUDA is unavailable
 // The state of device `i`, initialized on first use; ValueError for an index out of range.
-DeviceState& device(int i);
+// Inline: every op looks its device up a few times, and after the first use it is one load.
+extern std::atomic<DeviceState*> device_states[max_devices];
+DeviceState& device_slow(int i);
+inline DeviceState& device(int i) {
+    if (unsigned(i) < unsigned(max_devices))
+        if (DeviceState* d = device_states[i].load(std::memory_order_acquire)) return *d;
+    return device_slow(i);
+}
 // Device i's state when it has been initialized, else nullptr (never initializes).
 DeviceState* device_if_initialized(int i);
 // Makes d's context current on the calling thread (cheap when it already is).
