@@ -19,12 +19,25 @@ per_call() {  # total instructions of the function matching $2 in callgrind outp
 }
 valgrind --tool=callgrind --callgrind-out-file="$tmp/cpp.out" "$tmp/add_loop" "$calls" 2>/dev/null
 echo -n "C++ ember::add:     "; per_call "$tmp/cpp.out" "ember::add("
-cat > "$tmp/loop.py" <<PY
+# Python: the whole loop iteration (PyNumber_Add, the release of the previous result, the
+# interpreter) on the main thread, as the difference of two loop lengths; a fixed hash seed keeps
+# the count the same from run to run.
+cat > "$tmp/loop.py" <<'PY'
+import sys
 import ember
-x = ember.ones((1,), dtype="float32", device="cuda")
-for i in range($calls + 2000):
-    y = x + x
+def main(n):
+    x = ember.ones((1,), dtype="float32", device="cuda")
+    for _ in range(n):
+        x + x
+main(int(sys.argv[1]))
 PY
-valgrind --tool=callgrind --callgrind-out-file="$tmp/py.out" .venv/bin/python "$tmp/loop.py" 2>/dev/null
-echo -n "Python x + x (PyNumber_Add, without the result's release): "; per_call "$tmp/py.out" "PyNumber_Add "
-echo "profiles: $tmp/cpp.out $tmp/py.out (callgrind_annotate --inclusive=yes)"
+main_thread() {  # instructions of the main thread of `python loop.py $1`
+  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$tmp/py$1.out" \
+    .venv/bin/python "$tmp/loop.py" "$1" >/dev/null 2>&1
+  awk '/^(summary|totals):/ {print $2; exit}' "$tmp/py$1.out-01"
+}
+export PYTHONHASHSEED=0
+a=$(main_thread 2000)
+b=$(main_thread $((calls + 2000)))
+echo "Python x + x (whole loop iteration): $(((b - a) / calls)) instructions per call"
+echo "profiles: $tmp/cpp.out $tmp/py*.out-01 (callgrind_annotate --inclusive=yes)"

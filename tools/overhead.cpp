@@ -1,7 +1,9 @@
 // Host-overhead probe for the CUDA backend (run on the GPU machine): where a 1-element x + x
 // spends its time.
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <mutex>
 
 #include "backend/backend.hpp"
 #include "backend/cuda/codegen.hpp"
@@ -85,6 +87,51 @@ int main() {
                     per_call_us([&] { be.map(ops::OpId::add, DType::float32, loop); }));
         std::printf("ember::add(x, x)          %.2f us\n",
                     per_call_us([&] { Array z = add(x, x); }));
+    }
+    // What a launch does to the host work after it: a locked instruction (an atomic add, a mutex)
+    // waits for the stores before it, the driver's doorbell write among them; plain work does not.
+    static std::atomic<uint64_t> counter{0};
+    static std::mutex mu;
+    auto spin = [](int n) {
+        uint64_t v = 1;
+        for (int i = 0; i < n; ++i)
+            asm volatile("imul $3, %0, %0" : "+r"(v));
+    };
+    auto launch = [&] { a.cuLaunchKernel(fe, 1, 1, 1, 256, 1, 1, 0, s, args, nullptr); };
+    for (int round = 0; round < 2; ++round) {
+        std::printf("launch                    %.3f us\n", per_call_us(launch));
+        std::printf("launch + atomic add       %.3f us\n", per_call_us([&] {
+                        launch();
+                        counter.fetch_add(1, std::memory_order_relaxed);
+                    }));
+        std::printf("launch + mutex            %.3f us\n", per_call_us([&] {
+                        launch();
+                        std::lock_guard lk(mu);
+                    }));
+        std::printf("launch + 300 imul, atomic %.3f us\n", per_call_us([&] {
+                        launch();
+                        spin(300);
+                        counter.fetch_add(1, std::memory_order_relaxed);
+                    }));
+        std::printf("launch + 300 imul         %.3f us\n", per_call_us([&] {
+                        launch();
+                        spin(300);
+                    }));
+        std::printf("300 imul alone            %.3f us\n", per_call_us([&] { spin(300); }));
+        std::printf("atomic add alone          %.3f us\n",
+                    per_call_us([&] { counter.fetch_add(1, std::memory_order_relaxed); }));
+        std::printf("launch + alloc/free       %.3f us\n", per_call_us([&] {
+                        launch();
+                        gpu::deallocate(d, gpu::allocate(d, 4));
+                    }));
+        std::printf("alloc/free alone          %.3f us\n",
+                    per_call_us([&] { gpu::deallocate(d, gpu::allocate(d, 4)); }));
+        std::printf("launch + Array::empty     %.3f us\n", per_call_us([&] {
+                        launch();
+                        Array z = Array::empty({1}, DType::float32, g);
+                    }));
+        std::printf("Array::empty alone        %.3f us\n",
+                    per_call_us([&] { Array z = Array::empty({1}, DType::float32, g); }));
     }
     std::printf("Array::empty              %.2f us\n",
                 per_call_us([&] { Array z = Array::empty({1}, DType::float32, g); }));
