@@ -273,3 +273,37 @@ def test_floor_row_shows_the_cpp_add_loop_beside_the_bare_launch():
     assert "C++ ember::add 3.9 µs/call" in r.detail and r.data["cpp_add_s"] == 3.9e-6
     r = _gpu._floor_row("host overhead x + x, 1 elem", 4.3e-6, 3.5e-6)
     assert r.status == "FAIL" and "ember::add" not in r.detail
+    r = _gpu._floor_row("host overhead x + x, 1 elem", 4.3e-6, "while timing: CudaError")
+    assert r.status == "ERROR" and "CudaError" in r.detail and "bare_launch_s" not in r.data
+
+
+def test_cpp_loops_are_timed_in_the_libraries_interleaved_rounds():
+    from ember.bench import _gpu
+
+    order = []
+
+    class Lib:
+        name = "ember"
+
+        def sync(self):
+            pass
+
+    def op():
+        order.append("ember")
+
+    def floor(calls):
+        order.append(f"floor {calls}")
+        return 3.0e-6 if len(order) < 5 else 2.5e-6  # the best round counts
+
+    def broken(calls):
+        raise RuntimeError("no driver")
+
+    plan = type("Plan", (), {"calls": 2, "call_rounds": 3})()
+    work = [(Lib(), op), (_gpu.CppLoop(_gpu.BARE_LAUNCH, floor), None)]
+    work.append((_gpu.CppLoop(_gpu.CPP_ADD, broken), None))
+    times = _gpu.time_calls(work, plan)
+    assert times[_gpu.BARE_LAUNCH] == 2.5e-6 and isinstance(times["ember"], float)
+    assert "no driver" in times[_gpu.CPP_ADD]
+    # the floor's rounds alternate with ember's, in alternating order (a failed loop drops out)
+    e, f = ["ember"] * 2, ["floor 2"]
+    assert order == e + f + f + e + e + f

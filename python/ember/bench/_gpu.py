@@ -326,13 +326,45 @@ def time_kernels(work: list[tuple[GpuLib, Callable]], plan: Plan) -> dict:
     return best
 
 
-def time_calls(work: list[tuple[GpuLib, Callable]], plan: Plan) -> dict:
+class CppLoop:
+    """A C++ loop that times itself (``seconds_per_call(calls)``, synchronized before and after),
+    given to :func:`time_calls` as a library: its rounds interleave with the libraries' Python
+    loops, so that the host's drift during a case moves the floor and the ops alike."""
+
+    def __init__(self, name: str, seconds_per_call: Callable[[int], float]):
+        self.name = name
+        self.seconds_per_call = seconds_per_call
+
+    def sync(self) -> None:
+        pass
+
+
+BARE_LAUNCH = "bare cuLaunchKernel"  # the CppLoop names in time_calls' results
+CPP_ADD = "C++ ember::add"
+
+
+def launch_floors(with_add: bool = False) -> list[tuple[CppLoop, None]]:
+    """time_calls work items for the bare cuLaunchKernel loop (the floor of any op) and, where this
+    build has it and ``with_add``, ember::add(x, x) in a C++ loop (the op without Python)."""
+    import ember
+
+    core = ember.cuda._c
+    work = [(CppLoop(BARE_LAUNCH, core._bare_launch_seconds), None)]
+    add = getattr(core, "_add_loop_seconds", None)
+    if with_add and add is not None:
+        work.append((CppLoop(CPP_ADD, add), None))
+    return work
+
+
+def time_calls(work: list[tuple[GpuLib | CppLoop, Callable | None]], plan: Plan) -> dict:
     """Host time per call: ``plan.calls`` calls in a Python loop, then a synchronize, over the
     wall clock, divided by the number of calls; the best round counts. A work item is a callable
     or a statement string run by :mod:`timeit` with ``x`` bound as a local (``"x + x"``), so that
-    the loop adds no Python function call of its own to the op's cost."""
+    the loop adds no Python function call of its own to the op's cost; or a CppLoop (no fn)."""
 
     def one_round(lib, fn):
+        if isinstance(lib, CppLoop):
+            return lib.seconds_per_call(plan.calls)
         lib.sync()
         t0 = time.perf_counter()
         if isinstance(fn, timeit.Timer):
@@ -543,13 +575,12 @@ def host_overhead_cases(libs, plan, log) -> list[Row]:
                 errors[lib.name] = _error(e)
                 continue
             work.append((lib, statement_timer(stmt, x=x, f=lib.xp.sin)))
-        floor = _bare_launch(plan) if has_target else None
+        if has_target and any(lib.name == "ember" for lib, _ in work):
+            work += launch_floors(with_add=True)
         times = time_calls(work, plan)
+        floor, cpp_add = times.pop(BARE_LAUNCH, None), times.pop(CPP_ADD, None)
         times.update(errors)
         e = times.get("ember")
-        if floor is not None:
-            floor = min(floor, _bare_launch(plan))
-            cpp_add = _cpp_add(plan)
         for lib in libs:
             ember_row = lib.name == "ember" and has_target
             row = Row(case, lib.name)
@@ -583,33 +614,21 @@ def _spin_host(seconds: float) -> None:
         x += 1
 
 
-def _bare_launch(plan) -> float:
-    """Best host time per call of a bare cuLaunchKernel loop in C++ (the floor of any op)."""
-    import ember
-
-    core = ember.cuda._c
-    return min(core._bare_launch_seconds(plan.calls) for _ in range(plan.call_rounds))
-
-
-def _cpp_add(plan) -> float | None:
-    """Best host time per call of ember::add(x, x) in a C++ loop (the op without Python), or None
-    where this build lacks the probe."""
-    import ember
-
-    loop = getattr(ember.cuda._c, "_add_loop_seconds", None)
-    return min(loop(plan.calls) for _ in range(plan.call_rounds)) if loop else None
-
-
-def _floor_row(case: str, e, floor: float, cpp_add: float | None = None) -> Row:
+def _floor_row(case: str, e, floor: float | str, cpp_add: float | str | None = None) -> Row:
+    """The op's host time over the bare launch's, both timed in the same interleaved rounds
+    (floor and cpp_add are seconds per call, or the error that stopped their loops)."""
     row = Row(case.replace("host overhead", "over bare cuLaunchKernel"), "ember")
     row.target = f"<= +{OVER_LAUNCH_S * 1e6:g} µs"
+    if not isinstance(floor, float):
+        row.detail, row.status, row.data["error"] = f"bare launch: {floor}"[:60], "ERROR", floor
+        return row
     row.data["bare_launch_s"] = floor
     if not isinstance(e, float):
         row.detail, row.status = f"bare launch {fmt_time(floor)}/call", "ERROR"
         return row
     row.measured = f"+{fmt_time(e - floor)}/call"
     row.detail = f"bare launch {fmt_time(floor)}/call (C++ loop)"
-    if cpp_add is not None:
+    if isinstance(cpp_add, float):
         row.data["cpp_add_s"] = cpp_add
         row.detail += f", C++ ember::add {fmt_time(cpp_add)}/call"
     row.data["over_s"] = e - floor

@@ -21,12 +21,13 @@ import gc
 import numpy as np
 
 from ._gpu import (
+    BARE_LAUNCH,
     Row,
-    _bare_launch,
     _error,
     _spin_host,
     _verdict,
     fmt_time,
+    launch_floors,
     release_all,
     statement_timer,
     time_calls,
@@ -109,14 +110,6 @@ def _ratio(e, t) -> str:
 # ---- 1. RawKernel launch --------------------------------------------------------------------
 
 
-def _floor(plan) -> float | str:
-    """Host time per call of a bare cuLaunchKernel loop in C++, or why it could not run."""
-    try:
-        return _bare_launch(plan)
-    except Exception as e:  # reported on the floor's row; the launch rows still count
-        return _error(e)
-
-
 def launch_cases(names: dict, plan, log) -> list[Row]:
     case = "RawKernel launch, 1 array arg"
     log(case)
@@ -137,12 +130,13 @@ def launch_cases(names: dict, plan, log) -> list[Row]:
         counters[name] = (lib, x)
         work.append((lib, statement_timer(_LAUNCH, k=k, x=x)))
     _spin_host(0.5)  # the host's clocks up before the timed loops
-    floor = _floor(plan)
+    try:
+        work += launch_floors()
+    except Exception as e:  # reported on the floor's row; the launch rows still count
+        errors[BARE_LAUNCH] = _error(e)
     times = time_calls(work, plan)
-    if isinstance(floor, float):
-        after = _floor(plan)
-        floor = min(floor, after) if isinstance(after, float) else after
     times.update(errors)
+    floor = times.pop(BARE_LAUNCH)
     # Every launch ran: x[0] counts them (exact in float32 below 2^24).
     want = WARM_LAUNCHES + plan.calls * plan.call_rounds
     wrong = {}
