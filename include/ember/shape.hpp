@@ -154,6 +154,7 @@ inline int64_t numel(const Shape& s) {
 }
 // C-order (row-major) strides in elements.
 Strides contiguous_strides(const Shape& s);
+void contiguous_strides(const Shape& s, Strides& out);  // into `out` (no temporary to move)
 // NumPy's broadcasting of two shapes; ValueError naming both shapes when incompatible.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const char* who);
 std::string shape_str(const Shape& s);  // "(3, 4)", "(5,)", "()"

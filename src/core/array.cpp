@@ -156,7 +156,7 @@ Array Array::empty(const Shape& shape, DType dtype, Device device) {
     Array a;
     a.storage_ = Storage::allocate(size_t(n * isz), device);
     a.shape_ = shape;
-    a.strides_ = contiguous_strides(shape);
+    contiguous_strides(shape, a.strides_);
     a.dtype_ = dtype;
     return a;
 }

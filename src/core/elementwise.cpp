@@ -166,7 +166,10 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
 
     // Device and shape of the array operands.
     const Array* first = nullptr;
-    Shape shape;
+    // The result's shape: the first array's, or a broadcast one computed only when they differ
+    // (no copy of a shape on the common path).
+    Shape broadcast;
+    const Shape* shape = &broadcast;
     bool meta = out && out->grad_meta();
     for (const Operand& x : xs) {
         if (x.is_scalar) continue;
@@ -174,14 +177,16 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
         meta |= bool(x.array().grad_meta());
         if (!first) {
             first = &x.array();
-            shape = x.array().shape();
+            shape = &first->shape();
         } else {
             if (x.array().device() != first->device())
                 throw ValueError(who(op) + ": operands are on different devices (" +
                                  first->device().str() + " and " + x.array().device().str() +
                                  "); move one with .to(device)");
-            if (!(x.array().shape() == shape))
-                shape = broadcast_shapes(shape, x.array().shape(), who(op).c_str());
+            if (!(x.array().shape() == *shape)) {
+                broadcast = broadcast_shapes(*shape, x.array().shape(), who(op).c_str());
+                shape = &broadcast;
+            }
         }
     }
     const Device dev = first ? first->device() : (out ? out->device() : default_device());
@@ -192,13 +197,14 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
         if (out->device() != dev)
             throw ValueError(who(op) + ": output is on " + out->device().str() +
                              " but the operands are on " + dev.str());
-        if (!(out->shape() == shape)) {
-            Shape b = broadcast_shapes(out->shape(), shape, who(op).c_str());
+        if (!(out->shape() == *shape)) {
+            Shape b = broadcast_shapes(out->shape(), *shape, who(op).c_str());
             if (!(b == out->shape()))
                 throw ValueError(who(op) + ": non-broadcastable output operand with shape " +
                                  shape_str(out->shape()) + " doesn't match the broadcast shape " +
                                  shape_str(b));
-            shape = b;
+            broadcast = std::move(b);
+            shape = &broadcast;
         }
         if (!can_cast_same_kind(ty.out, out->dtype()))
             throw TypeError(who(op) + ": cannot cast the result from dtype " +
@@ -211,7 +217,7 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
         if (record) [[unlikely]]
             return autograd::detail::map(op, xs, out);
         if (out) return *out;
-        return Array::empty(shape, ty.out, dev);
+        return Array::empty(*shape, ty.out, dev);
     }();
     if (record || result.size() == 0) return result;
 
@@ -233,7 +239,7 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
         }
         const Array& a = xs[k].array();
         const Array* p = &a;
-        if (!(a.shape() == shape)) p = hold(k + 1, a.broadcast_to(shape));
+        if (!(a.shape() == *shape)) p = hold(k + 1, a.broadcast_to(*shape));
         if (out && detail::may_overlap(result, *p) && !detail::same_view(result, *p))
             p = hold(k + 1, p->copy());
         ptrs[k + 1] = p;

@@ -28,13 +28,18 @@ int64_t checked_numel(const Shape& s, const char* who) {
     return n;
 }
 
-Strides contiguous_strides(const Shape& s) {
-    Strides st(s.size());
+void contiguous_strides(const Shape& s, Strides& st) {
+    st.resize(s.size());
     int64_t acc = 1;
     for (size_t i = s.size(); i-- > 0;) {
         st[i] = acc;
         acc *= s[i] > 0 ? s[i] : 1;
     }
+}
+
+Strides contiguous_strides(const Shape& s) {
+    Strides st;
+    contiguous_strides(s, st);
     return st;
 }
 
