@@ -62,39 +62,34 @@ from ._core import (
     uint32,
     uint64,
 )
-from ._creation import empty_like, full_like, ones_like, zeros_like
-from ._dtypes import can_cast, finfo, iinfo, isdtype, result_type
 from ._core import matmul, take
-from ._einsum import einsum
 from ._joining import concat, concatenate, split, stack, unstack
-from . import _manipulation, _numpy_extras
-from ._manipulation import *  # noqa: F403  (its __all__, listed once there)
-from ._numpy_extras import *  # noqa: F403
-from . import _numpy_more
-from ._numpy_more import *  # noqa: F403
-from . import _numpy_host, _numpy_misc, _polynomial, _protocols, _sets
-from ._numpy_host import *  # noqa: F403
-from ._numpy_misc import *  # noqa: F403
+
+# NumPy's namespace by topic, one module each (its __all__ lists its names).
+from . import _creation, _dtypes, _einsum, _linalg, _manipulation, _protocols
+from ._creation import *  # noqa: F403
+from ._dtypes import *  # noqa: F403
+from ._einsum import *  # noqa: F403
+from ._linalg import *  # noqa: F403
+from ._manipulation import *  # noqa: F403
+from ._protocols import *  # noqa: F403
+from . import _bitwise, _functional, _histograms, _indexing, _io, _logic, _math, _matrices
+from ._bitwise import *  # noqa: F403
+from ._functional import *  # noqa: F403
+from ._histograms import *  # noqa: F403
+from ._indexing import *  # noqa: F403
+from ._io import *  # noqa: F403
+from ._logic import *  # noqa: F403
+from ._math import *  # noqa: F403
+from ._matrices import *  # noqa: F403
+from . import _misc, _polynomial, _scan, _sets, _sorting, _statistics, _window
+from ._misc import *  # noqa: F403
 from ._polynomial import *  # noqa: F403
-from ._sets import *  # noqa: F403
-from ._protocols import __array_namespace_info__, broadcast_shapes
-from . import _sorting
-from ._sorting import *  # noqa: F403
-from . import _scan
 from ._scan import *  # noqa: F403
-from ._linalg import (
-    diagonal,
-    dot,
-    get_matmul_precision,
-    inner,
-    kron,
-    outer,
-    set_matmul_precision,
-    tensordot,
-    trace,
-    vdot,
-    vecdot,
-)
+from ._sets import *  # noqa: F403
+from ._sorting import *  # noqa: F403
+from ._statistics import *  # noqa: F403
+from ._window import *  # noqa: F403
 from . import cuda, linalg, random
 from . import autograd
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -153,23 +148,11 @@ __all__ = [
     "load",
     "optim",
     "save",
-    "diagonal",
-    "dot",
-    "get_matmul_precision",
-    "inner",
-    "kron",
     "fft",
     "linalg",
-    "einsum",
     "matmul",
     "take",
-    "outer",
     "random",
-    "set_matmul_precision",
-    "tensordot",
-    "trace",
-    "vdot",
-    "vecdot",
     "AxisError",
     "CompileError",
     "ElementwiseKernel",
@@ -188,7 +171,6 @@ __all__ = [
     "bfloat16",
     "bool",
     "broadcast_to",
-    "can_cast",
     "complex64",
     "complex128",
     "cuda",
@@ -196,24 +178,19 @@ __all__ = [
     "dtype",
     "e",
     "empty",
-    "empty_like",
     "expand_dims",
     "eye",
-    "finfo",
     "float16",
     "float32",
     "float64",
     "from_dlpack",
     "full",
-    "full_like",
     "get_default_device",
-    "iinfo",
     "inf",
     "int8",
     "int16",
     "int32",
     "int64",
-    "isdtype",
     "linspace",
     "matrix_transpose",
     "max",
@@ -223,28 +200,37 @@ __all__ = [
     "ndarray",
     "newaxis",
     "ones",
-    "ones_like",
     "permute_dims",
     "pi",
     "prod",
     "reshape",
-    "result_type",
     "concat",
     "concatenate",
     "split",
     "stack",
     "unstack",
-    *_manipulation.__all__,
-    *_numpy_extras.__all__,
-    *_numpy_more.__all__,
-    *_protocols.__all__,
-    *_sets.__all__,
-    *_numpy_misc.__all__,
-    *_polynomial.__all__,
-    *_numpy_host.__all__,
     "__array_api_version__",
-    *_sorting.__all__,
+    *_bitwise.__all__,
+    *_creation.__all__,
+    *_dtypes.__all__,
+    *_einsum.__all__,
+    *_functional.__all__,
+    *_histograms.__all__,
+    *_indexing.__all__,
+    *_io.__all__,
+    *_linalg.__all__,
+    *_logic.__all__,
+    *_manipulation.__all__,
+    *_math.__all__,
+    *_matrices.__all__,
+    *_misc.__all__,
+    *_polynomial.__all__,
+    *_protocols.__all__,
     *_scan.__all__,
+    *_sets.__all__,
+    *_sorting.__all__,
+    *_statistics.__all__,
+    *_window.__all__,
     "set_default_device",
     "squeeze",
     "std",
@@ -257,7 +243,6 @@ __all__ = [
     "uint64",
     "var",
     "zeros",
-    "zeros_like",
     *_ELEMENTWISE,
     *_ALIASES,
 ]

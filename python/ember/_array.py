@@ -2,6 +2,7 @@
 ndarray class that are naturally Python (printing, iteration, the NumPy protocols)."""
 
 import builtins
+import sys
 
 import numpy as _np
 
@@ -166,9 +167,8 @@ def _tolist(self):
 def _array_namespace(self, /, *, api_version=None):
     if api_version not in (None, "2023.12", "2024.12"):
         raise ValueError(f"ember: unsupported Array API version {api_version!r}")
-    import ember
-
-    return ember
+    # the package, complete by the time an array exists to ask
+    return sys.modules[__package__]
 
 
 ndarray.__array__ = _array

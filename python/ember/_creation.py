@@ -1,6 +1,37 @@
-"""Creation functions composed from the core ones (the *_like family)."""
+"""Creation functions composed from the core ones (zeros, full, eye, arange, linspace): the
+*_like family, from existing data (array, asanyarray, ascontiguousarray, asfortranarray,
+asarray_chkfinite, require, copy, fromfunction), and ones and ranges (identity, logspace,
+geomspace, meshgrid). The matrices (tri, diag, vander, ...) are in _matrices; NumPy's readers
+from text and files are in _io."""
+
+from __future__ import annotations
+
+import math
+import operator
 
 from . import _core
+from ._array import asarray
+from ._indexing import indices
+from ._manipulation import _asarray
+
+__all__ = [
+    "array",
+    "asanyarray",
+    "asarray_chkfinite",
+    "ascontiguousarray",
+    "asfortranarray",
+    "copy",
+    "empty_like",
+    "fromfunction",
+    "full_like",
+    "geomspace",
+    "identity",
+    "logspace",
+    "meshgrid",
+    "ones_like",
+    "require",
+    "zeros_like",
+]
 
 
 def _like(x, dtype, device):
@@ -29,3 +60,150 @@ def full_like(x, /, fill_value, *, dtype=None, device=None, requires_grad=False)
     """`fill_value` with the shape (and by default dtype and device) of `x`."""
     shape, dt, dev = _like(x, dtype, device)
     return _core.full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+# ---- from existing data ---------------------------------------------------------------------
+
+
+def array(object, dtype=None, *, copy=True, ndmin=0, device=None):  # noqa: A002
+    """NumPy's array: a new array (a copy unless copy=False allows reusing `object`), with at
+    least `ndmin` dimensions."""
+    x = asarray(object, dtype=dtype, copy=True if copy else None, device=device)
+    ndmin = operator.index(ndmin)
+    if x.ndim < ndmin:
+        x = x.reshape((1,) * (ndmin - x.ndim) + tuple(x.shape))
+    return x
+
+
+def copy(a, order="K"):
+    """A copy of `a` (C order)."""
+    if order not in ("K", "C", "A"):
+        raise ValueError(f"ember.copy: only C-ordered copies exist, got order={order!r}")
+    return asarray(a, copy=True)
+
+
+def asanyarray(a, dtype=None, order=None, *, device=None):
+    """asarray (ember has no array subclasses to keep)."""
+    return asarray(a, dtype=dtype, device=device)
+
+
+def ascontiguousarray(a, dtype=None):
+    """A C-contiguous array with the data of `a` (at least 1-D), copying only when needed."""
+    same_dtype = dtype is None or (isinstance(a, _core.ndarray) and a.dtype == dtype)
+    x = a if isinstance(a, _core.ndarray) and same_dtype else asarray(a, dtype=dtype)
+    if x.ndim == 0:
+        x = x.reshape((1,))
+    return x if _is_c_contiguous(x) else x.copy()
+
+
+def asfortranarray(a, dtype=None):
+    """An F-contiguous (column-major) array with the data of `a` (at least 1-D), copying only
+    when needed. ember's ops accept any layout; this one is for code that hands memory on."""
+    same_dtype = dtype is None or (isinstance(a, _core.ndarray) and a.dtype == dtype)
+    x = a if isinstance(a, _core.ndarray) and same_dtype else asarray(a, dtype=dtype)
+    if x.ndim == 0:
+        x = x.reshape((1,))
+    if _is_f_contiguous(x):
+        return x
+    axes = tuple(reversed(range(x.ndim)))
+    return _core.permute_dims(_core.permute_dims(x, axes).copy(), axes)
+
+
+def _is_f_contiguous(x):
+    if x.size == 0:
+        return True  # NumPy counts empty arrays as contiguous either way
+    expected = x.itemsize
+    for n, s in zip(x.shape, x.strides, strict=True):
+        if n != 1 and s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _is_c_contiguous(x):
+    expected = x.itemsize  # strides are in bytes, as NumPy's
+    for n, s in zip(reversed(x.shape), reversed(x.strides), strict=True):
+        if n != 1 and s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def asarray_chkfinite(a, dtype=None):
+    """asarray, raising ValueError when the array holds inf or NaN."""
+    x = asarray(a, dtype=dtype)
+    if x.dtype.kind in "fc" and not bool(_core.all(_core.isfinite(x)).item()):
+        raise ValueError("ember.asarray_chkfinite: array must not contain infs or NaNs")
+    return x
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """asarray (every ember array is aligned, writeable and owns or views C-ordered memory;
+    'F' and 'FORTRAN' are not available)."""
+    reqs = {r.upper() for r in (requirements or [])}
+    if reqs & {"F", "F_CONTIGUOUS", "FORTRAN"}:
+        raise ValueError("ember.require: Fortran-ordered arrays are not supported")
+
+    x = asarray(a, dtype=dtype)
+    return ascontiguousarray(x) if reqs & {"C", "C_CONTIGUOUS", "CONTIGUOUS"} and x.ndim else x
+
+
+def fromfunction(function, shape, *, dtype=float, device=None, **kwargs):
+    """function(*indices) with one index array per dimension of `shape`."""
+    dt = _core.float64 if dtype is float else dtype
+    grids = indices(tuple(shape), dtype=dt if dt != _core.bool else _core.int64)
+    if device is not None:
+        grids = grids.to(device)
+    return function(*[g for g in grids], **kwargs)
+
+
+# ---- ones, ranges and grids -----------------------------------------------------------------
+
+
+def identity(n, dtype=None, *, device=None):
+    """The n x n identity matrix."""
+    return _core.eye(n, dtype=dtype, device=device)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, *, device=None):
+    """``base ** linspace(start, stop, num)``."""
+    y = _core.linspace(start, stop, num, endpoint=endpoint, device=device, dtype=_core.float64)
+    out = _core.pow(base, y)
+    return out if dtype is None else out.astype(dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, *, device=None):
+    """Numbers spaced evenly on a log scale from `start` to `stop` (same sign, non-zero); the
+    ends are exact."""
+    if start == 0 or stop == 0:
+        raise ValueError("ember.geomspace: start and stop must be non-zero")
+    if (start < 0) != (stop < 0):
+        raise ValueError("ember.geomspace: start and stop must have the same sign")
+    sign = -1.0 if start < 0 else 1.0
+    lo, hi = math.log10(abs(start)), math.log10(abs(stop))
+    out = logspace(lo, hi, num, endpoint=endpoint, device=device) * sign
+    if num > 0:
+        out[0] = float(start)
+        if endpoint and num > 1:
+            out[-1] = float(stop)
+    return out if dtype is None else out.astype(dtype)
+
+
+def meshgrid(*arrays, indexing="xy"):
+    """Coordinate arrays from 1-D arrays (``indexing="xy"``: the first two axes swapped, as
+    NumPy's default)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"ember.meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    xs = [_asarray(a).reshape(-1) for a in arrays]
+    shape = [x.shape[0] for x in xs]
+    if indexing == "xy" and len(xs) >= 2:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, x in enumerate(xs):
+        pos = i
+        if indexing == "xy" and len(xs) >= 2 and i < 2:
+            pos = 1 - i
+        view = [1] * len(xs)
+        view[pos] = x.shape[0]
+        out.append(_core.broadcast_to(x.reshape(tuple(view)), tuple(shape)).copy())
+    return out

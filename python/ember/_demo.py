@@ -6,6 +6,8 @@ import statistics
 import sys
 import time
 
+import ember
+
 ROWS = COLS = 2000
 TOLERANCE = 1e-4  # max abs error allowed on values of order 1, in float32
 
@@ -64,8 +66,6 @@ def _ms(s: float) -> str:
 
 def main(argv=None) -> int:
     import numpy as np
-
-    import ember
 
     print(f"ember {getattr(ember, '__version__', '(no __version__)')}")
     print("devices:")

@@ -1,8 +1,28 @@
-"""Data-type functions of the Array API: result_type, can_cast, finfo, iinfo, isdtype."""
+"""Data-type functions: the Array API's result_type, can_cast, finfo, iinfo and isdtype, and
+NumPy's promote_types, issubdtype, common_type, min_scalar_type, mintypecode and typename."""
+
+from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as _np
+
 from . import _core
+from ._array import asarray
+
+__all__ = [
+    "can_cast",
+    "common_type",
+    "finfo",
+    "iinfo",
+    "isdtype",
+    "issubdtype",
+    "min_scalar_type",
+    "mintypecode",
+    "promote_types",
+    "result_type",
+    "typename",
+]
 
 
 def result_type(*arrays_and_dtypes):
@@ -11,6 +31,8 @@ def result_type(*arrays_and_dtypes):
 
 
 _KIND_RANK = {"b": 0, "u": 1, "i": 2, "f": 3, "c": 4}
+
+
 _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 
@@ -92,3 +114,50 @@ def isdtype(dtype, kind):
             raise ValueError(f"ember.isdtype: unknown kind {kind!r}")
         return dtype.kind in _KINDS[kind]
     return dtype == _core.dtype(kind)
+
+
+def promote_types(type1, type2):
+    """The smallest dtype both cast to safely (the dtypes' result_type)."""
+    return result_type(type1, type2)
+
+
+def issubdtype(arg1, arg2):
+    """NumPy's issubdtype for ember dtypes, with NumPy's abstract types as the second
+    argument (np.floating, np.integer, ...)."""
+    kinds = {
+        _np.bool_: "bool",
+        _np.signedinteger: "signed integer",
+        _np.unsignedinteger: "unsigned integer",
+        _np.integer: "integral",
+        _np.floating: "real floating",
+        _np.complexfloating: "complex floating",
+        _np.inexact: ("real floating", "complex floating"),
+        _np.number: "numeric",
+        _np.generic: ("bool", "numeric"),
+    }
+    d1 = getattr(arg1, "dtype", arg1)
+    if arg2 in kinds:
+        return isdtype(d1, kinds[arg2])
+    return d1 == getattr(arg2, "dtype", arg2)
+
+
+def common_type(*arrays):
+    """The inexact dtype all arrays convert to (integers count as float64)."""
+    ts = []
+    for a in arrays:
+        d = (a if isinstance(a, _core.ndarray) else asarray(a)).dtype
+        ts.append(_core.float64 if d.kind in "biu" else d)
+    return result_type(*ts)
+
+
+def min_scalar_type(a):
+    """The smallest dtype that holds the value (NumPy's rule, for Python and NumPy scalars)."""
+    if isinstance(a, _core.ndarray):
+        return a.dtype
+    return getattr(_core, str(_np.min_scalar_type(a)))
+
+
+mintypecode = _np.mintypecode
+
+
+typename = _np.typename

@@ -1,9 +1,24 @@
 """einsum: NumPy's subscripts (explicit ``->``, implicit output, ``...``, repeated labels),
-lowered to views, sums and one batched matmul per pair of operands, left to right."""
+lowered to views, sums and one batched matmul per pair of operands, left to right; and
+einsum_path, NumPy's contraction order computed from the operands' shapes alone."""
 
 from __future__ import annotations
 
 import string
+
+import numpy as _np
+
+from . import _core
+from ._array import asarray
+from ._core import broadcast_to, matmul, ndarray, permute_dims
+from ._core import sum as _sum
+from ._manipulation import _asarray
+
+__all__ = [
+    "einsum",
+    "einsum_path",
+]
+
 
 _LETTERS = set(string.ascii_letters)
 
@@ -69,8 +84,6 @@ def _sizes(terms, operands):
 
 def _single(x, t, keep):
     """x with labels t: repeated labels to diagonals, labels not in `keep` summed out."""
-    from . import _core
-    from . import sum as _sum
 
     while len(set(t)) != len(t):
         c = next(c for c in t if t.count(c) > 1)
@@ -88,7 +101,6 @@ def _single(x, t, keep):
 
 def _contract(x, tx, y, ty, keep, sizes):
     """The product of two labelled operands, keeping the labels in `keep`."""
-    from . import matmul, permute_dims
 
     batch = [c for c in tx if c in ty and c in keep]
     summed = [c for c in tx if c in ty and c not in keep]
@@ -117,15 +129,12 @@ def _contract(x, tx, y, ty, keep, sizes):
 
 
 def _broadcast(a, shape):
-    from . import broadcast_to
-
     return broadcast_to(a, shape)
 
 
 def einsum(subscripts, *operands):
     """Einstein summation, as ``numpy.einsum`` (without ``out``/``optimize``): the operands are
     contracted left to right, each pair as one batched matmul."""
-    from . import asarray, ndarray, permute_dims
 
     if not isinstance(subscripts, str):
         raise TypeError("ember.einsum: subscripts must be a string")
@@ -149,3 +158,15 @@ def einsum(subscripts, *operands):
     x = permute_dims(x, tuple(tx.index(c) for c in out)) if out else x
     shape = tuple(sizes[c] for c in out)
     return x if tuple(x.shape) == shape else _broadcast(x, shape)
+
+
+def einsum_path(subscripts, *operands, optimize="greedy", einsum_call=False):
+    """NumPy's einsum contraction order for operands of these shapes (computed from the shapes
+    alone; no data moves)."""
+    if einsum_call:
+        raise ValueError("ember.einsum_path: einsum_call is NumPy-internal")
+    stand_ins = [
+        _np.broadcast_to(_np.zeros((), dtype=_np.float64), tuple(_asarray(op).shape))
+        for op in operands
+    ]
+    return _np.einsum_path(subscripts, *stand_ins, optimize=optimize)

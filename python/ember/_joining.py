@@ -8,6 +8,7 @@ import builtins
 import operator
 
 from . import _core
+from ._array import asarray
 from ._dtypes import result_type
 
 __all__ = ["concat", "concatenate", "split", "stack", "unstack"]
@@ -19,8 +20,6 @@ def _arrays(xs, who):
     arrays = []
     for x in xs:
         if not isinstance(x, _core.ndarray):
-            from ._array import asarray
-
             x = asarray(x)
         arrays.append(x)
     if not arrays:

@@ -1,11 +1,36 @@
-"""The matmul family composed from ``matmul`` and views: ``dot``, ``vdot``, ``inner``, ``outer``,
-``tensordot``, ``vecdot``, ``trace``, ``diagonal``, ``kron``, and the matmul precision switch."""
+"""Matrix and vector products composed from ``matmul`` and views: ``dot``, ``vdot``, ``inner``,
+``outer``, ``tensordot``, ``vecdot``, ``matvec``, ``vecmat``, ``trace``, ``diagonal``, ``kron`` and
+the matmul precision switch in the ember namespace, and ``ember.linalg.cross`` (NumPy's
+``ember.cross``, with its 2-vector and axis arguments, is in _math)."""
 
 from __future__ import annotations
 
 import numbers
 
+import numpy as _np
+
 from . import _core
+from ._array import asarray
+from ._core import conj, matmul, multiply, ndarray, permute_dims
+from ._core import sum as _sum
+from ._dtypes import result_type
+from ._manipulation import _asarray
+
+__all__ = [
+    "diagonal",
+    "dot",
+    "get_matmul_precision",
+    "inner",
+    "kron",
+    "matvec",
+    "outer",
+    "set_matmul_precision",
+    "tensordot",
+    "trace",
+    "vdot",
+    "vecdot",
+    "vecmat",
+]
 
 
 def set_matmul_precision(precision):
@@ -19,8 +44,6 @@ def get_matmul_precision():
 
 
 def _arr(x, like=None):
-    from . import asarray, ndarray
-
     if isinstance(x, ndarray):
         return x
     return asarray(x, device=None if like is None else like.device)
@@ -47,7 +70,6 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 
 def trace(x, offset=0, axis1=0, axis2=1, dtype=None):
     """Sum along a diagonal (NumPy's axes; ``ember.linalg.trace`` uses the last two)."""
-    from . import sum as _sum
 
     d = diagonal(x, offset, axis1, axis2)
     return _sum(d, axis=-1, dtype=dtype)
@@ -55,7 +77,6 @@ def trace(x, offset=0, axis1=0, axis2=1, dtype=None):
 
 def vdot(a, b):
     """Dot product of the flattened arrays, conjugating the first."""
-    from . import conj, matmul
 
     a, b = _arr(a), _arr(b)
     if a.size != b.size:
@@ -85,7 +106,6 @@ def _axes_pair(axes, na, nb):
 def tensordot(a, b, /, *, axes=2):
     """Sum of products over ``axes`` (an int: the last n of a with the first n of b; or two axis
     sequences), lowered to one matmul."""
-    from . import matmul, permute_dims
 
     a, b = _arr(a), _arr(b, a)
     xa, xb = _axes_pair(axes, a.ndim, b.ndim)
@@ -114,7 +134,6 @@ def tensordot(a, b, /, *, axes=2):
 def dot(a, b):
     """NumPy's dot: products of scalars, 1-D and 2-D as matmul, N-D over the last axis of a and
     the second-to-last of b."""
-    from . import matmul, multiply
 
     a, b = _arr(a), _arr(b, a)
     if a.ndim == 0 or b.ndim == 0:
@@ -125,8 +144,6 @@ def dot(a, b):
 
 
 def inner(a, b):
-    from . import multiply
-
     a, b = _arr(a), _arr(b, a)
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
@@ -135,8 +152,6 @@ def inner(a, b):
 
 def vecdot(x1, x2, /, *, axis=-1):
     """Array API vecdot: sum over ``axis`` of conj(x1) * x2, broadcasting the rest."""
-    from . import conj
-    from . import sum as _sum
 
     x1, x2 = _arr(x1), _arr(x2, x1)
     n1, n2 = x1.shape[axis] if x1.ndim else None, x2.shape[axis] if x2.ndim else None
@@ -154,3 +169,44 @@ def kron(a, b):
     x = a.reshape(*[v for s in sa for v in (s, 1)])
     y = b.reshape(*[v for s in sb for v in (1, s)])
     return (x * y).reshape(*[p * q for p, q in zip(sa, sb, strict=True)])
+
+
+def matvec(x1, x2, /):
+    """Matrix-vector products over broadcast leading dimensions: (..., m, n) x (..., n)."""
+    return _core.matmul(_asarray(x1), _asarray(x2)[..., None])[..., 0]
+
+
+def vecmat(x1, x2, /):
+    """Vector-matrix products (conjugating the vector): (..., n) x (..., n, m)."""
+    v = _asarray(x1)
+    if v.dtype.kind == "c":
+        v = _core.conj(v)
+    return _core.matmul(v[..., None, :], _asarray(x2))[..., 0, :]
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """Cross product of 3-element vectors along ``axis`` (broadcasting the others)."""
+    who = "ember.linalg.cross"
+    a, b = _arr(x1), _arr(x2)
+    b = _arr(x2, like=a)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError(f"{who}: inputs must have at least one dimension")
+    nd = max(a.ndim, b.ndim)
+    if not -nd <= axis < nd:
+        raise _core.AxisError(f"{who}: axis {axis} is out of bounds for {nd} dimensions")
+    ax = axis % nd
+    shape = _np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    a, b = _core.broadcast_to(a, shape), _core.broadcast_to(b, shape)
+    if shape[ax] != 3:
+        raise ValueError(f"{who}: the size of axis {axis} must be 3, got {shape[ax]}")
+    t = result_type(a, b)
+    order = [i for i in range(nd) if i != ax] + [ax]
+    a = _core.permute_dims(a, tuple(order)).astype(t)
+    b = _core.permute_dims(b, tuple(order)).astype(t)
+    out = _core.empty(a.shape, dtype=t, device=a.device)
+    for i, (j, k) in enumerate(((1, 2), (2, 0), (0, 1))):
+        out[..., i] = a[..., j] * b[..., k] - a[..., k] * b[..., j]
+    back = [0] * nd
+    for pos, src in enumerate(order):
+        back[src] = pos
+    return _core.permute_dims(out, tuple(back))

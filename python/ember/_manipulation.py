@@ -1,45 +1,58 @@
-"""Array manipulation composed of views, slicing, concat and where, so each runs on any device and
-differentiates through its primitives: flip, roll, moveaxis, tile, repeat, tril/triu, meshgrid,
-diff, atleast_*d, the stacking and splitting shorthands, broadcast_arrays, ravel, and the
-comparisons isclose/allclose/array_equal, nan_to_num, count_nonzero (NumPy's semantics)."""
+"""Array manipulation composed of views, slicing, concat and take, so each runs on any device and
+differentiates through its primitives (NumPy's semantics): shapes (ndim, shape, size,
+broadcast_shapes, broadcast_arrays, atleast_*d, ravel, copyto), rearranging (flip, fliplr,
+flipud, rot90, roll, moveaxis, rollaxis), tiling (tile, repeat, resize, pad), the stacking and
+splitting shorthands (hstack, vstack, row_stack, dstack, column_stack, block, array_split,
+hsplit, vsplit, dsplit), and adding or removing elements (append, insert, delete, trim_zeros)."""
 
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 
 import numpy as _np
 
 from . import _core
+from ._array import asarray, asnumpy
+from ._dtypes import can_cast
 from ._joining import _sections, concat, split
+from ._scan import nonzero
 
 __all__ = [
-    "allclose",
-    "array_equal",
+    "append",
     "array_split",
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",
+    "block",
     "broadcast_arrays",
+    "broadcast_shapes",
     "column_stack",
-    "count_nonzero",
-    "diff",
+    "copyto",
+    "delete",
     "dsplit",
     "dstack",
     "flip",
+    "fliplr",
+    "flipud",
     "hsplit",
     "hstack",
-    "isclose",
-    "meshgrid",
+    "insert",
     "moveaxis",
-    "nan_to_num",
+    "ndim",
     "pad",
     "ravel",
     "repeat",
+    "resize",
     "roll",
+    "rollaxis",
+    "rot90",
+    "row_stack",
+    "shape",
+    "size",
     "tile",
-    "tril",
-    "triu",
+    "trim_zeros",
     "vsplit",
     "vstack",
 ]
@@ -48,7 +61,6 @@ __all__ = [
 def _asarray(x):
     if isinstance(x, _core.ndarray):
         return x
-    from ._array import asarray
 
     return asarray(x)
 
@@ -167,7 +179,6 @@ def repeat(x, repeats, /, *, axis=None):
         shape = tuple(x.shape)
         y = _core.broadcast_to(_core.expand_dims(x, d + 1), shape[: d + 1] + (r,) + shape[d + 1 :])
         return y.reshape(shape[:d] + (n * r,) + shape[d + 1 :])
-    from ._array import asnumpy
 
     counts = _np.asarray(asnumpy(repeats) if isinstance(repeats, _core.ndarray) else repeats)
     if counts.ndim != 1 or counts.shape[0] not in (1, n) or counts.dtype.kind not in "iu":
@@ -178,79 +189,8 @@ def repeat(x, repeats, /, *, axis=None):
     if (counts < 0).any():
         raise ValueError("ember.repeat: repeats must be >= 0")
     idx = _np.repeat(_np.arange(n), _np.broadcast_to(counts, (n,)))
-    from ._array import asarray
 
     return _core.take(x, asarray(idx, device=x.device), axis=d)
-
-
-def _triangle(x, k, lower, who):
-    x = _asarray(x)
-    if x.ndim < 2:
-        raise ValueError(f"{who}: the array must have at least 2 dimensions, got {x.ndim}")
-    n, m = x.shape[-2], x.shape[-1]
-    rows = _core.arange(n, device=x.device).reshape(n, 1)
-    cols = _core.arange(m, device=x.device).reshape(1, m)
-    k = operator.index(k)
-    keep = (cols - rows <= k) if lower else (cols - rows >= k)
-    return _core.where(keep, x, _core.zeros((), dtype=x.dtype, device=x.device))
-
-
-def tril(x, /, *, k=0):
-    """The lower triangle (on and below diagonal `k`) of the last two axes; zeros above."""
-    return _triangle(x, k, True, "ember.tril")
-
-
-def triu(x, /, *, k=0):
-    """The upper triangle (on and above diagonal `k`) of the last two axes; zeros below."""
-    return _triangle(x, k, False, "ember.triu")
-
-
-def meshgrid(*arrays, indexing="xy"):
-    """Coordinate arrays from 1-D arrays (``indexing="xy"``: the first two axes swapped, as
-    NumPy's default)."""
-    if indexing not in ("xy", "ij"):
-        raise ValueError(f"ember.meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    xs = [_asarray(a).reshape(-1) for a in arrays]
-    shape = [x.shape[0] for x in xs]
-    if indexing == "xy" and len(xs) >= 2:
-        shape[0], shape[1] = shape[1], shape[0]
-    out = []
-    for i, x in enumerate(xs):
-        pos = i
-        if indexing == "xy" and len(xs) >= 2 and i < 2:
-            pos = 1 - i
-        view = [1] * len(xs)
-        view[pos] = x.shape[0]
-        out.append(_core.broadcast_to(x.reshape(tuple(view)), tuple(shape)).copy())
-    return out
-
-
-def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
-    """The `n`-th discrete difference along `axis` (``x[1:] - x[:-1]``, repeated)."""
-    x = _asarray(x)
-    if x.ndim == 0:
-        raise ValueError("ember.diff: the array must have at least 1 dimension")
-    n = operator.index(n)
-    if n < 0:
-        raise ValueError(f"ember.diff: order n must be >= 0, got {n}")
-    (d,) = _axes(axis, x.ndim, "ember.diff")
-
-    def widen(v):
-        v = _asarray(v)
-        if v.ndim == 0:
-            shape = list(x.shape)
-            shape[d] = 1
-            v = _core.broadcast_to(v, tuple(shape))
-        return v
-
-    parts = ([widen(prepend)] if prepend is not None else []) + [x]
-    parts += [widen(append)] if append is not None else []
-    if len(parts) > 1:
-        x = concat(parts, axis=d)
-    lead = (slice(None),) * d
-    for _ in range(n):
-        x = x[lead + (slice(1, None),)] - x[lead + (slice(None, -1),)]
-    return x
 
 
 def atleast_1d(*arrays):
@@ -365,65 +305,6 @@ def broadcast_arrays(*arrays):
     return [_core.broadcast_to(x, shape) for x in xs]
 
 
-def isclose(a, b, /, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """``|a - b| <= atol + rtol * |b|`` elementwise; infinities are close only to themselves."""
-    a, b = _asarray(a), _asarray(b)
-    close = _core.abs(a - b) <= atol + rtol * _core.abs(b)
-    out = (a == b) | (close & _core.isfinite(a) & _core.isfinite(b))
-    if equal_nan:
-        out = out | (_core.isnan(a) & _core.isnan(b))
-    return out
-
-
-def allclose(a, b, /, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Whether every element of a is close to b (see isclose), as a Python bool."""
-    return builtins.bool(_core.all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
-
-
-def array_equal(a, b, /, equal_nan=False):
-    """True when a and b have the same shape and elements (NaNs equal with `equal_nan`)."""
-    a, b = _asarray(a), _asarray(b)
-    if tuple(a.shape) != tuple(b.shape):
-        return False
-    eq = a == b
-    if equal_nan:
-        eq = eq | (_core.isnan(a) & _core.isnan(b))
-    return builtins.bool(_core.all(eq))
-
-
-def nan_to_num(x, /, copy=True, nan=0.0, posinf=None, neginf=None):
-    """NaN -> `nan`, +inf -> `posinf` (default: the dtype's largest value), -inf -> `neginf`
-    (default: its most negative); complex arrays are treated part by part."""
-    x = _asarray(x)
-    kind = x.dtype.kind
-    if kind not in "fc":
-        return x.copy() if copy else x
-    if kind == "c":
-        re = nan_to_num(_core.real(x), nan=nan, posinf=posinf, neginf=neginf)
-        im = nan_to_num(_core.imag(x), nan=nan, posinf=posinf, neginf=neginf)
-        out = (re + im * 1j).astype(x.dtype)
-    else:
-        from ._dtypes import finfo
-
-        fi = finfo(x.dtype)
-        big = fi.max if posinf is None else posinf
-        small = -fi.max if neginf is None else neginf
-        zero = _core.zeros((), dtype=x.dtype, device=x.device)
-        out = _core.where(_core.isnan(x), zero + nan, x)
-        out = _core.where(out == _np.inf, zero + big, out)
-        out = _core.where(out == -_np.inf, zero + small, out)
-    if not copy:
-        x[...] = out
-        return x
-    return out
-
-
-def count_nonzero(x, /, *, axis=None, keepdims=False):
-    """The number of non-zero elements (along `axis`), as int64."""
-    x = _asarray(x)
-    return _core.sum(x != 0, axis=axis, dtype=_core.int64, keepdims=keepdims)
-
-
 def _pad_widths(pad_width, ndim):
     try:
         w = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (ndim, 2))
@@ -493,3 +374,285 @@ def pad(x, pad_width, mode="constant", *, constant_values=0):
         tiled = concat([period] * reps, axis=d)
         x = tiled[lead + (slice(offset, offset + before + n + after),)]
     return x
+
+
+def ndim(a):
+    return _asarray(a).ndim if not isinstance(a, _core.ndarray) else a.ndim
+
+
+def shape(a):
+    return tuple(a.shape) if isinstance(a, _core.ndarray) else tuple(_np.shape(a))
+
+
+def size(a, axis=None):
+    s = shape(a)
+    if axis is None:
+        return math.prod(s)
+    return s[operator.index(axis)]
+
+
+def copyto(dst, src, casting="same_kind", where=True):
+    """Copies `src` into `dst` (broadcast) where `where` is true, with NumPy's casting rule."""
+    who = "ember.copyto"
+    if not isinstance(dst, _core.ndarray):
+        raise TypeError(f"{who}: dst must be an ember array, got {type(dst).__name__}")
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise ValueError(
+            f"{who}: casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
+            f"'unsafe', got {casting!r}"
+        )
+    python_scalar = isinstance(src, bool | int | float | complex)
+    src = src if python_scalar else _asarray(src)
+    if not python_scalar and not can_cast(src.dtype, dst.dtype, casting=casting):
+        raise TypeError(
+            f"{who}: cannot cast from {src.dtype} to {dst.dtype} with casting rule {casting!r}"
+        )
+    if where is True:
+        dst[...] = src
+        return
+    mask = _asarray(where)
+    if mask.dtype != _core.bool:
+        raise TypeError(f"{who}: where must be a boolean array, got dtype {mask.dtype}")
+    value = src if python_scalar else src.astype(dst.dtype)
+    dst[...] = _core.where(mask, value, dst)
+
+
+def broadcast_shapes(*shapes):
+    """The shape that arrays of `shapes` broadcast to (ValueError when they do not)."""
+    out = []
+    for shape in shapes:
+        shape = tuple(int(n) for n in shape)
+        if len(shape) > len(out):
+            out = [1] * (len(shape) - len(out)) + out
+        for k, n in enumerate(shape):
+            j = len(out) - len(shape) + k
+            if out[j] == 1:
+                out[j] = n
+            elif n != 1 and n != out[j]:
+                raise ValueError(
+                    f"ember.broadcast_shapes: shapes {tuple(shapes)} cannot be broadcast together"
+                )
+    return tuple(out)
+
+
+def fliplr(m):
+    m = _asarray(m)
+    if m.ndim < 2:
+        raise ValueError(f"ember.fliplr: expected at least 2 dimensions, got {m.ndim}")
+    return m[:, ::-1]
+
+
+def flipud(m):
+    m = _asarray(m)
+    if m.ndim < 1:
+        raise ValueError("ember.flipud: expected at least 1 dimension, got 0")
+    return m[::-1]
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """m rotated by 90 degrees k times, from the first axis towards the second (views)."""
+    m = _asarray(m)
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("ember.rot90: axes must name 2 axes")
+    if m.ndim < 2:
+        raise ValueError(f"ember.rot90: expected at least 2 dimensions, got {m.ndim}")
+    a0, a1 = (operator.index(a) for a in axes)
+    if not (-m.ndim <= a0 < m.ndim and -m.ndim <= a1 < m.ndim) or a0 % m.ndim == a1 % m.ndim:
+        raise ValueError(f"ember.rot90: invalid axes {axes} for {m.ndim} dimensions")
+    a0, a1 = a0 % m.ndim, a1 % m.ndim
+    k = operator.index(k) % 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return flip(flip(m, axis=a0), axis=a1)
+    perm = list(range(m.ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return _core.permute_dims(flip(m, axis=a1), tuple(perm))
+    return flip(_core.permute_dims(m, tuple(perm)), axis=a1)
+
+
+def rollaxis(a, axis, start=0):
+    """NumPy's rollaxis: moves `axis` to before position `start`."""
+    x = _asarray(a)
+    n = x.ndim
+    axis = operator.index(axis) % builtins.max(n, 1)
+    start = operator.index(start)
+    if start < 0:
+        start += n
+    if not 0 <= start <= n:
+        raise _core.AxisError(f"ember.rollaxis: start {start} is out of range for {n} axes")
+    if axis < start:
+        start -= 1
+    return moveaxis(x, axis, start) if axis != start else x[...]
+
+
+def row_stack(tup):
+    """vstack (NumPy's deprecated name)."""
+    return vstack(tup)
+
+
+def block(arrays):
+    """Assembles an array from nested lists of blocks (NumPy's block)."""
+
+    def depth(a):
+        return 1 + depth(a[0]) if isinstance(a, list) and a else (1 if isinstance(a, list) else 0)
+
+    d = depth(arrays)
+    if d == 0:
+        return _asarray(arrays)[...]
+
+    def ndim_of(a):
+        return max(ndim_of(b) for b in a) if isinstance(a, list) else _asarray(a).ndim
+
+    nd = builtins.max(ndim_of(arrays), d)
+
+    def build(a, level):
+        if not isinstance(a, list):
+            x = _asarray(a)
+            return x.reshape((1,) * (nd - x.ndim) + tuple(x.shape))
+        if not a:
+            raise ValueError("ember.block: lists cannot be empty")
+        parts = [build(b, level + 1) for b in a]
+        return concat(parts, axis=-(d - level))
+
+    return build(arrays, 0)
+
+
+def append(arr, values, axis=None):
+    """arr with values appended (both flattened when axis is None)."""
+    arr, values = _asarray(arr), _asarray(values)
+    if axis is None:
+        return concat([arr.reshape((-1,)), values.reshape((-1,))])
+    return concat([arr, values], axis=axis)
+
+
+def _positions(obj, n, who):
+    """Non-negative Python indices of `obj` (int, slice, sequence or array) along an axis of
+    length n."""
+    if isinstance(obj, slice):
+        return list(range(*obj.indices(n)))
+    if isinstance(obj, _core.ndarray):
+        obj = asnumpy(obj)
+    arr = _np.asarray(obj)
+    if arr.dtype == bool:
+        if arr.shape != (n,):
+            raise ValueError(f"{who}: a boolean mask must have the axis's length {n}")
+        return [int(i) for i in _np.flatnonzero(arr)]
+    if arr.dtype.kind not in "iu":
+        raise IndexError(f"{who}: indices must be integers, slices or a boolean mask")
+    out = []
+    for i in arr.reshape(-1).tolist():
+        if not -n <= i < n:
+            raise IndexError(f"{who}: index {i} is out of bounds for an axis of size {n}")
+        out.append(i % n)
+    return out
+
+
+def _array_and_axis(arr, axis, who):
+    """The array (flattened when axis is None) and the axis, normalized."""
+    x = _asarray(arr)
+    if axis is None:
+        return x.reshape((-1,)), 0
+    ax = operator.index(axis)
+    if not -x.ndim <= ax < x.ndim:
+        raise _core.AxisError(f"{who}: axis {axis} is out of bounds for {x.ndim} dimensions")
+    return x, ax % x.ndim
+
+
+def delete(arr, obj, axis=None):
+    """arr without the entries `obj` (int, slice, sequence or mask) along `axis` (of the
+    flattened arr when None)."""
+    who = "ember.delete"
+    x, ax = _array_and_axis(arr, axis, who)
+    n = x.shape[ax]
+    drop = set(_positions(obj, n, who))
+    keep = [i for i in range(n) if i not in drop]
+    return _core.take(x, asarray(keep, dtype=_core.int64, device=x.device), axis=ax)
+
+
+def insert(arr, obj, values, axis=None):
+    """arr with `values` inserted before the positions `obj` along `axis` (NumPy's insert;
+    for a sequence of positions, one value per position, in order)."""
+    who = "ember.insert"
+    x, ax = _array_and_axis(arr, axis, who)
+    n = x.shape[ax]
+    scalar_pos = isinstance(obj, int) or (hasattr(obj, "ndim") and obj.ndim == 0)
+    if isinstance(obj, slice):
+        pos = list(range(*obj.indices(n + 1)))
+    else:
+        raw = [
+            int(i)
+            for i in _np.asarray(asnumpy(obj) if isinstance(obj, _core.ndarray) else obj)
+            .reshape(-1)
+            .tolist()
+        ]
+        pos = []
+        for i in raw:
+            if not -(n + 1) <= i <= n:
+                raise IndexError(f"{who}: index {i} is out of bounds for an axis of size {n}")
+            pos.append(i % (n + 1) if i < 0 else i)
+    v = (
+        asarray(values, dtype=x.dtype, device=x.device)
+        if not isinstance(values, _core.ndarray)
+        else values.astype(x.dtype)
+    )
+    moved = moveaxis(x, ax, 0)
+    if scalar_pos:
+        # the values take the axis's place: broadcast to (k, rest) with k from values' shape
+        vv = v if v.ndim else v.reshape((1,))
+        vv = moveaxis(vv, ax, 0) if vv.ndim == x.ndim else vv
+        if vv.ndim < moved.ndim:
+            vv = vv.reshape((1,) * (moved.ndim - vv.ndim) + tuple(vv.shape))
+            vv = _core.broadcast_to(vv, (1,) + tuple(moved.shape[1:]))
+        else:
+            vv = _core.broadcast_to(vv, (vv.shape[0],) + tuple(moved.shape[1:]))
+        p = pos[0]
+        out = concat([moved[:p], vv, moved[p:]], axis=0)
+        return moveaxis(out, 0, ax)
+    k = len(pos)
+    vv = _core.broadcast_to(
+        v.reshape((-1,) + (1,) * (moved.ndim - 1)) if v.ndim == 1 and v.shape[0] == k else v,
+        (k,) + tuple(moved.shape[1:]),
+    )
+    # stable order: the new entry j goes before old index pos[j]; ties keep j's order
+    order = sorted(range(k), key=lambda j: pos[j])
+    pieces, prev = [], 0
+    for j in order:
+        p = pos[j]
+        pieces.append(moved[prev:p])
+        pieces.append(vv[j : j + 1])
+        prev = p
+    pieces.append(moved[prev:])
+    return moveaxis(concat(pieces, axis=0), 0, ax)
+
+
+def trim_zeros(filt, trim="fb"):
+    """The 1-D array without its leading ('f') and/or trailing ('b') zeros."""
+    x = _asarray(filt)
+    if x.ndim != 1:
+        raise ValueError(f"ember.trim_zeros: expected a 1-D array, got shape {x.shape}")
+    trim = trim.lower()
+    (nz,) = nonzero(x != 0)
+    if nz.shape[0] == 0:
+        return x[:0]
+    lo = int(nz[0].item()) if "f" in trim else 0
+    hi = int(nz[-1].item()) + 1 if "b" in trim else x.shape[0]
+    return x[lo:hi]
+
+
+def resize(a, new_shape):
+    """A new array of new_shape filled with a's elements, repeated in order."""
+    x = _asarray(a).reshape((-1,))
+    shape = (
+        (operator.index(new_shape),)
+        if not hasattr(new_shape, "__len__")
+        else tuple(operator.index(d) for d in new_shape)
+    )
+    if any(d < 0 for d in shape):
+        raise ValueError("ember.resize: all elements of new_shape must be non-negative")
+    n = math.prod(shape)
+    if x.shape[0] == 0 or n == 0:
+        return _core.zeros(shape, dtype=x.dtype, device=x.device)
+    return tile(x, -(-n // x.shape[0]))[:n].reshape(shape)

@@ -8,19 +8,22 @@ methods ``fill``, ``view``, ``get`` and ``set``."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as _np
 
-from . import _core
+from . import _core, cuda
+from ._array import asarray, asnumpy
 
 ndarray = _core.ndarray
 
-__all__ = ["__array_namespace_info__", "broadcast_shapes"]
+__all__ = ["__array_namespace_info__"]
 
 
-def _ember():
-    import ember
-
-    return ember
+def _namespace():
+    """The ember namespace, for the lookups by NumPy's function names: the package has finished
+    importing by the time an array exists to dispatch on."""
+    return sys.modules[__package__]
 
 
 # ---- __array_namespace_info__ -------------------------------------------------------------
@@ -49,27 +52,26 @@ class _Info:
         }
 
     def default_device(self):
-        return _ember().get_default_device()
+        return _core.get_default_device()
 
     def devices(self):
-        em = _ember()
-        return [em.Device("cpu")] + [em.Device(f"cuda:{i}") for i in range(em.cuda.device_count())]
+        return [_core.Device("cpu")] + [
+            _core.Device(f"cuda:{i}") for i in range(cuda.device_count())
+        ]
 
     def default_dtypes(self, *, device=None):
         self._check_device(device, "default_dtypes")
-        em = _ember()
         return {
-            "real floating": em.float64,
-            "complex floating": em.complex128,
-            "integral": em.int64,
-            "indexing": em.int64,
+            "real floating": _core.float64,
+            "complex floating": _core.complex128,
+            "integral": _core.int64,
+            "indexing": _core.int64,
         }
 
     def dtypes(self, *, device=None, kind=None):
         """The dtypes of `kind` (None: all; a kind name; or a tuple of them), by name. Every
         device has every dtype."""
         self._check_device(device, "dtypes")
-        em = _ember()
         names = []
         if kind is None:
             names = list(_KINDS["bool"] + _KINDS["numeric"])
@@ -81,7 +83,7 @@ class _Info:
                         f"(one of {sorted(_KINDS)})"
                     )
                 names += [n for n in _KINDS[k] if n not in names]
-        return {n: getattr(em, n) for n in names}
+        return {n: getattr(_core, n) for n in names}
 
     @staticmethod
     def _check_device(device, who):
@@ -99,24 +101,6 @@ class _Info:
 
 def __array_namespace_info__():
     return _Info()
-
-
-def broadcast_shapes(*shapes):
-    """The shape that arrays of `shapes` broadcast to (ValueError when they do not)."""
-    out = []
-    for shape in shapes:
-        shape = tuple(int(n) for n in shape)
-        if len(shape) > len(out):
-            out = [1] * (len(shape) - len(out)) + out
-        for k, n in enumerate(shape):
-            j = len(out) - len(shape) + k
-            if out[j] == 1:
-                out[j] = n
-            elif n != 1 and n != out[j]:
-                raise ValueError(
-                    f"ember.broadcast_shapes: shapes {tuple(shapes)} cannot be broadcast together"
-                )
-    return tuple(out)
 
 
 # ---- methods NumPy and CuPy users expect ----------------------------------------------------
@@ -139,8 +123,7 @@ def _view(self, dtype=None, type=None):
 
 def _get(self, stream=None, order="C", out=None, blocking=True):
     """A NumPy copy of the array (CuPy's ``get``)."""
-    em = _ember()
-    a = em.asnumpy(self)
+    a = asnumpy(self)
     if out is not None:
         _np.copyto(out, a)
         return out
@@ -154,7 +137,7 @@ def _set(self, arr, stream=None):
         raise ValueError(
             f"ember.ndarray.set: the array has shape {self.shape} but the data has {a.shape}"
         )
-    self[...] = _ember().asarray(a, dtype=self.dtype, device=self.device)
+    self[...] = asarray(a, dtype=self.dtype, device=self.device)
 
 
 ndarray.fill = _fill
@@ -197,7 +180,7 @@ def _with_out(result, out):
 
 
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
-    em = _ember()
+    em = _namespace()
     name = ufunc.__name__
     out = kwargs.pop("out", None)
     if isinstance(out, tuple) and all(o is None for o in out):
@@ -221,7 +204,7 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
             if out is None:
                 raise _unsupported(f"numpy.{name} with where= but no out=")
             o = out[0] if isinstance(out, tuple) else out
-            result = em.where(em.asarray(where, device=o.device), result, o)
+            result = _core.where(asarray(where, device=o.device), result, o)
         return _with_out(result, out)
     if method == "reduce" and name in _REDUCE:
         x = inputs[0]
@@ -257,7 +240,7 @@ _SUBMODULES = {"numpy.linalg": "linalg", "numpy.fft": "fft"}
 
 def _ember_function(func):
     """The ember function standing for the NumPy function `func`, or None."""
-    em = _ember()
+    em = _namespace()
     module = getattr(func, "__module__", "") or ""
     ns = em
     for prefix, sub in _SUBMODULES.items():

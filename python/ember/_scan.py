@@ -1,7 +1,10 @@
 """Scans and compaction: cumulative_sum/cumulative_prod (Array API), cumsum/cumprod, nonzero,
-argwhere, flatnonzero (NumPy) and put_along_axis, over the core's scan and compaction families."""
+argwhere and flatnonzero (NumPy), over the core's scan and compaction families."""
+
+from __future__ import annotations
 
 from . import _core
+from ._joining import concat, stack
 
 __all__ = [
     "argwhere",
@@ -11,7 +14,6 @@ __all__ = [
     "cumulative_sum",
     "flatnonzero",
     "nonzero",
-    "put_along_axis",
 ]
 
 
@@ -65,7 +67,6 @@ def _cumulative(fn, x, axis, dtype, include_initial, identity, who):
     shape = list(r.shape)
     shape[ax] = 1
     first = _core.full(tuple(shape), identity, dtype=r.dtype, device=r.device)
-    from ._joining import concat
 
     return concat([first, r], axis=ax)
 
@@ -101,47 +102,8 @@ def argwhere(a):
     if a.ndim == 0:
         n = 1 if bool(a != 0) else 0
         return _core.zeros((n, 0), dtype=_core.int64, device=a.device)
-    from ._joining import stack
 
     return stack(list(_core._nonzero(a)), axis=1)
-
-
-def put_along_axis(arr, indices, values, axis):
-    """In place: arr[..., indices, ...] = values along `axis` (indices and values broadcast
-    against arr's other dimensions), as NumPy's put_along_axis. With axis None, arr is
-    treated as flattened (it must be C-contiguous)."""
-    who = "ember.put_along_axis"
-    _check(arr, who)
-    if not isinstance(indices, _core.ndarray):
-        indices = _core._asarray(indices, None, arr.device, None)
-    if axis is None:
-        if indices.ndim != 1:
-            raise ValueError(f"{who}: with axis=None, indices must be 1-d")
-        flat = arr.reshape((-1,))
-        flat[indices] = values
-        return
-    if indices.ndim != arr.ndim:
-        raise ValueError(
-            f"{who}: indices and arr must have the same number of dimensions "
-            f"(got {indices.ndim} and {arr.ndim})"
-        )
-    nd = arr.ndim
-    ax = axis + nd if axis < 0 else axis
-    if not 0 <= ax < nd:
-        raise _core.AxisError(f"{who}: axis {axis} is out of bounds for array of dimension {nd}")
-    key = []
-    for d in range(nd):
-        if d == ax:
-            key.append(indices)
-        else:
-            shape = [1] * nd
-            shape[d] = arr.shape[d]
-            key.append(
-                _core.arange(0, arr.shape[d], 1, dtype=_core.int64, device=arr.device).reshape(
-                    tuple(shape)
-                )
-            )
-    arr[tuple(key)] = values
 
 
 def _method_cumsum(self, axis=None, dtype=None):
@@ -157,5 +119,9 @@ def _method_nonzero(self):
 
 
 _core.ndarray.cumsum = _method_cumsum
+
+
 _core.ndarray.cumprod = _method_cumprod
+
+
 _core.ndarray.nonzero = _method_nonzero

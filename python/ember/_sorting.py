@@ -1,38 +1,33 @@
-"""Sorting and order statistics: sort and argsort (Array API and NumPy spellings), searchsorted,
-lexsort, partition, argpartition, median, percentile, quantile and their NaN-ignoring variants,
-composed from the backends' sort family (a radix sort on the GPU) and ember ops, so they run on
-any device without host copies. Every sort is stable; NaN sorts last (first when descending),
--0.0 equals 0.0, complex numbers order by real then imaginary part (NumPy's order)."""
+"""Sorting, searching and counting: sort and argsort (Array API and NumPy spellings),
+searchsorted, lexsort, partition, argpartition, sort_complex and count_nonzero, composed from the
+backends' sort family (a radix sort on the GPU) and ember ops, so they run on any device without
+host copies. Every sort is stable; NaN sorts last (first when descending), -0.0 equals 0.0,
+complex numbers order by real then imaginary part (NumPy's order). The order statistics built on
+sort (quantile, percentile, median) are in _statistics."""
 
 from __future__ import annotations
 
 import builtins
-import math
 import operator
-
-import numpy as np
 
 from . import _core
 from ._array import asarray
 from ._dtypes import result_type
+from ._indexing import take_along_axis
 from ._joining import _axis
-from ._manipulation import _asarray, _axes
-from ._numpy_extras import take_along_axis
+from ._manipulation import _asarray
 
 __all__ = [
     "argpartition",
     "argsort",
+    "count_nonzero",
     "lexsort",
-    "median",
-    "nanmedian",
-    "nanpercentile",
-    "nanquantile",
     "partition",
-    "percentile",
-    "quantile",
     "searchsorted",
     "sort",
+    "sort_complex",
 ]
+
 
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
@@ -166,183 +161,6 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     return _core._argsort(x, ax, False, True)
 
 
-# ---- order statistics -------------------------------------------------------------------------
-
-_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
-
-
-def _reduced_last(x, axis, who):
-    """``x`` with the reduced axes merged into one last axis, and the kept shape with keepdims."""
-    if axis is None:
-        return x.reshape(-1), (1,) * x.ndim
-    axes = _axes(axis, x.ndim, who)
-    rest = [d for d in range(x.ndim) if d not in axes]
-    moved = _core.permute_dims(x, tuple(rest + axes))
-    kept = tuple(x.shape[d] for d in rest)
-    n = math.prod(x.shape[d] for d in axes)
-    keep = tuple(1 if d in axes else x.shape[d] for d in range(x.ndim))
-    return moved.reshape(kept + (n,)), keep
-
-
-def _lerp(a, b, t):
-    # NumPy's formula: from the nearer end, so t = 1 gives b exactly.
-    diff = b - a
-    return _core.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
-
-
-def _quantile(x, q, axis, method, keepdims, who, ignore_nan, scale=1.0):
-    x = _asarray(x)
-    if x.dtype.kind == "c":
-        raise TypeError(f"{who}: x must be real, got dtype {x.dtype}")
-    if method not in _METHODS:
-        raise ValueError(f"{who}: method must be one of {_METHODS}, got {method!r}")
-    weak_q = isinstance(q, int | float) and not isinstance(q, builtins.bool)
-    if isinstance(q, _core.ndarray):
-        qa = q.astype(_core.float64)
-        if qa.device != x.device:
-            raise ValueError(f"{who}: q is on {qa.device} but x is on {x.device}")
-    else:
-        qa = asarray(np.asarray(q, dtype=np.float64), device=x.device)
-    if scale != 1.0:
-        qa = qa / scale
-    if qa.size and builtins.bool(_core.any((qa < 0) | (qa > 1) | _core.isnan(qa))):
-        lim = "[0, 100]" if scale != 1.0 else "[0, 1]"
-        raise ValueError(f"{who}: q must be in the range {lim}")
-    xs, keep = _reduced_last(x, axis, who)
-    n = xs.shape[-1]
-    if n == 0:
-        raise IndexError(f"{who}: cannot take a quantile of an empty slice")
-    s = _core._sort(xs, -1, False, True)
-    qflat = qa.reshape(-1)
-    nq = qflat.shape[0]
-    lead = xs.ndim - 1
-    floating = x.dtype.kind == "f"
-    if ignore_nan and floating:
-        cnt = _core.sum(~_core.isnan(xs), axis=-1, keepdims=True, dtype=_core.int64)
-        last = _core.maximum(cnt - 1, 0).astype(_core.float64)
-    else:
-        cnt = None
-        last = _core.full((1,) * lead + (1,), n - 1, dtype=_core.float64, device=x.device)
-    virt = last * qflat.reshape((1,) * lead + (nq,))  # (..., nq)
-    lo_f = _core.floor(virt)
-    top = last.astype(_core.int64)
-    lo = _core.minimum(lo_f.astype(_core.int64), top)
-    hi = _core.minimum(lo + 1, top)
-    if method == "lower":
-        r = take_along_axis(s, lo, axis=-1)
-    elif method == "higher":
-        r = take_along_axis(s, _core.minimum(_core.ceil(virt).astype(_core.int64), top), axis=-1)
-    elif method == "nearest":
-        r = take_along_axis(s, _core.minimum(_core.round(virt).astype(_core.int64), top), axis=-1)
-    else:
-        ct = x.dtype if floating and weak_q else _core.float64
-        a = take_along_axis(s, lo, axis=-1).astype(ct)
-        b = take_along_axis(s, hi, axis=-1).astype(ct)
-        g = virt - lo_f
-        if method == "midpoint":
-            g = _core.where(g == 0, 0.0, 0.5)
-        r = _lerp(a, b, g.astype(ct))
-    if floating:
-        nan = _core.full((), float("nan"), dtype=r.dtype, device=r.device)
-        if cnt is not None:
-            r = _core.where(cnt == 0, nan, r)
-        else:
-            r = _core.where(_core.isnan(s[..., n - 1 : n]), nan, r)
-    # (kept..., nq) -> q.shape + kept (+ keepdims ones).
-    r = _core.permute_dims(r, (lead,) + tuple(range(lead)))
-    out_rest = keep if keepdims else xs.shape[:-1]
-    return r.reshape(tuple(qa.shape) + tuple(out_rest))
-
-
-def quantile(
-    a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, **kw
-):
-    """NumPy's quantile (q in [0, 1]) with methods 'linear' (default), 'lower', 'higher',
-    'nearest' and 'midpoint'; NaN in a slice gives NaN."""
-    _no_out(out, kw, "ember.quantile")
-    return _quantile(a, q, axis, method, keepdims, "ember.quantile", False)
-
-
-def percentile(
-    a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, **kw
-):
-    """NumPy's percentile (q in [0, 100]); see quantile."""
-    _no_out(out, kw, "ember.percentile")
-    return _quantile(a, q, axis, method, keepdims, "ember.percentile", False, 100.0)
-
-
-def nanquantile(
-    a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, **kw
-):
-    """quantile ignoring NaN (NaN for an all-NaN slice)."""
-    _no_out(out, kw, "ember.nanquantile")
-    return _quantile(a, q, axis, method, keepdims, "ember.nanquantile", True)
-
-
-def nanpercentile(
-    a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, **kw
-):
-    """percentile ignoring NaN (NaN for an all-NaN slice)."""
-    _no_out(out, kw, "ember.nanpercentile")
-    return _quantile(a, q, axis, method, keepdims, "ember.nanpercentile", True, 100.0)
-
-
-def _no_out(out, kw, who):
-    if out is not None:
-        raise ValueError(f"{who}: out= is not supported")
-    for k in kw:
-        if k != "interpolation" and k != "weights":
-            raise TypeError(f"{who}: unexpected keyword argument {k!r}")
-        if k == "weights" and kw[k] is not None:
-            raise ValueError(f"{who}: weights are not supported")
-        if k == "interpolation":
-            raise TypeError(f"{who}: 'interpolation' was renamed 'method' in NumPy 1.22")
-
-
-def _median(a, axis, keepdims, who, ignore_nan):
-    x = _asarray(a)
-    if x.dtype.kind == "c":
-        raise TypeError(f"{who}: x must be real, got dtype {x.dtype}")
-    xs, keep = _reduced_last(x, axis, who)
-    n = xs.shape[-1]
-    out_shape = keep if keepdims else xs.shape[:-1]
-    ct = x.dtype if x.dtype.kind == "f" else _core.float64
-    if n == 0:
-        return _core.full(out_shape, float("nan"), dtype=ct, device=x.device)
-    s = _core._sort(xs, -1, False, True)
-    floating = x.dtype.kind == "f"
-    if ignore_nan and floating:
-        cnt = _core.sum(~_core.isnan(xs), axis=-1, keepdims=True, dtype=_core.int64)
-        c1 = _core.maximum(cnt - 1, 0)
-        lo = c1 // 2
-        hi = c1 - lo
-        r = (take_along_axis(s, lo, axis=-1) + take_along_axis(s, hi, axis=-1)) / 2
-        r = _core.where(cnt == 0, float("nan"), r.astype(ct))
-    else:
-        lo, hi = (n - 1) // 2, n // 2
-        a_lo = s[..., lo : lo + 1].astype(ct)
-        r = a_lo if lo == hi else (a_lo + s[..., hi : hi + 1].astype(ct)) / 2
-        if floating:
-            r = _core.where(_core.isnan(s[..., n - 1 : n]), float("nan"), r)
-    return r.astype(ct).reshape(tuple(out_shape))
-
-
-def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """The median along `axis` (None: all elements): the mean of the two middle elements of an
-    even count; NaN in a slice gives NaN; integers give float64."""
-    _no_out(out, {}, "ember.median")
-    return _median(a, axis, keepdims, "ember.median", False)
-
-
-def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """median ignoring NaN (NaN for an all-NaN slice)."""
-    _no_out(out, {}, "ember.nanmedian")
-    return _median(a, axis, keepdims, "ember.nanmedian", True)
-
-
-# ---- ndarray methods ------------------------------------------------------------------------
-
-
 def _method_sort(self, axis=-1, kind=None, order=None, *, descending=False, stable=True):
     """Sorts the array in place along `axis` (NumPy's ndarray.sort)."""
     who = "ember.ndarray.sort"
@@ -374,7 +192,31 @@ def _method_argpartition(self, kth, axis=-1, kind="introselect", order=None):
 
 
 _core.ndarray.sort = _method_sort
+
+
 _core.ndarray.argsort = _method_argsort
+
+
 _core.ndarray.searchsorted = _method_searchsorted
+
+
 _core.ndarray.partition = _method_partition
+
+
 _core.ndarray.argpartition = _method_argpartition
+
+
+def sort_complex(a):
+    """The array sorted by real part, then imaginary part, as complex."""
+    x = _asarray(a)
+    if x.dtype.kind != "c":
+        x = x.astype(
+            _core.complex64 if x.dtype.kind in "biu" and x.itemsize <= 2 else _core.complex128
+        )
+    return sort(x)
+
+
+def count_nonzero(x, /, *, axis=None, keepdims=False):
+    """The number of non-zero elements (along `axis`), as int64."""
+    x = _asarray(x)
+    return _core.sum(x != 0, axis=axis, dtype=_core.int64, keepdims=keepdims)

@@ -9,7 +9,6 @@ device, instead of stacking one sample at a time; other datasets go through ``co
 from __future__ import annotations
 
 import builtins
-import importlib
 import math
 import numbers
 import warnings
@@ -18,8 +17,11 @@ from collections.abc import Mapping, Sequence
 import numpy as _np
 
 from . import _core
+from . import cuda as _cuda
+from . import random as _random
 from ._array import asarray, asnumpy
 from ._core import ndarray
+from ._joining import stack as _joining_stack
 
 __all__ = [
     "DataLoader",
@@ -161,18 +163,16 @@ def _len_or_none(dataset):
 
 def _generator(generator, who):
     """An ember.random Generator from None (fresh entropy), an int seed or a Generator."""
-    from . import random
-
     if generator is None:
-        return random.default_rng()
-    if isinstance(generator, random.Generator):
+        return _random.default_rng()
+    if isinstance(generator, _random.Generator):
         return generator
     if isinstance(generator, (numbers.Integral, _np.integer)) and not isinstance(
         generator, builtins.bool
     ):
         if generator < 0:
             raise ValueError(f"{who}: generator seed must be non-negative, got {generator}")
-        return random.default_rng(int(generator))
+        return _random.default_rng(int(generator))
     raise TypeError(
         f"{who}: generator must be None, an int seed or an ember.random.Generator, "
         f"got {type(generator).__name__} {generator!r}"
@@ -255,16 +255,7 @@ def _stack(arrays):
                 "ember.data.default_collate: samples must be on one device to be stacked, "
                 f"got {first.device} and {a.device}"
             )
-    stack = getattr(importlib.import_module(__package__), "stack", None)
-    if stack is not None:
-        return stack(list(arrays), axis=0)
-    from ._dtypes import result_type
-
-    dt = result_type(*arrays)
-    out = _core.empty((len(arrays), *first.shape), dtype=dt, device=first.device)
-    for i, a in enumerate(arrays):
-        out[i] = a
-    return out
+    return _joining_stack(list(arrays), axis=0)
 
 
 def _is_namedtuple(x):
@@ -488,18 +479,14 @@ class DataLoader:
 
 
 def _cuda_available():
-    from . import cuda
-
-    return cuda.is_available()
+    return _cuda.is_available()
 
 
 def _pinned(a):
     """A CPU array in pinned host memory with a's values (a itself when it already is)."""
-    from . import cuda
-
-    if a.device.type != "cpu" or cuda.is_pinned(a):
+    if a.device.type != "cpu" or _cuda.is_pinned(a):
         return a
-    p = cuda.pinned_empty(a.shape, a.dtype)
+    p = _cuda.pinned_empty(a.shape, a.dtype)
     p[...] = a
     return p
 

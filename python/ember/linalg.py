@@ -18,8 +18,10 @@ from typing import NamedTuple
 import numpy as _np
 
 from . import _core, _linalg
+from ._array import asarray as _asarray
 from ._core import matmul, matrix_transpose
-from ._linalg import outer, tensordot, vecdot
+from ._dtypes import result_type as _result_type
+from ._linalg import cross, outer, tensordot, vecdot
 
 __all__ = [
     "LinAlgError",
@@ -91,22 +93,15 @@ class SVDResult(NamedTuple):
 # ---- helpers -----------------------------------------------------------------------------------
 
 
-def _em():
-    import ember
-
-    return ember
-
-
 def _solver_dtype(x, who):
     """The dtype LAPACK works in for ``x``: float32/float64/complex64/complex128 as they are,
     integers and bool in float64; float16/bfloat16 are refused, as NumPy does."""
-    em = _em()
     name = x.dtype.name
     if name in ("float32", "float64", "complex64", "complex128"):
         return x.dtype
     if name in ("float16", "bfloat16"):
         raise TypeError(f"{who}: array type {name} is unsupported in linalg")
-    return em.float64
+    return _core.float64
 
 
 def _prepare(x, who, square=False):
@@ -130,43 +125,36 @@ def _factorize(kind, a, **kw):
 
 def _failed(info):
     """Whether any matrix's LAPACK info is > 0 (one read from the device)."""
-    em = _em()
-    return info.size > 0 and int(em.max(info)) > 0
+    return info.size > 0 and int(_core.max(info)) > 0
 
 
 def _real_dtype(t):
-    em = _em()
-    return {"complex64": em.float32, "complex128": em.float64}.get(t.name, t)
+    return {"complex64": _core.float32, "complex128": _core.float64}.get(t.name, t)
 
 
 def _eye_like(n, a):
     """The n x n identity broadcast over ``a``'s batch, in ``a``'s dtype and device."""
-    em = _em()
-    return em.broadcast_to(em.eye(n, dtype=a.dtype, device=a.device), (*a.shape[:-2], n, n))
+    return _core.broadcast_to(_core.eye(n, dtype=a.dtype, device=a.device), (*a.shape[:-2], n, n))
 
 
 def _tri_mask(rows, cols, lower, device):
     """Boolean (rows, cols): True on and below (lower) or on and above the diagonal."""
-    em = _em()
-    i = em.reshape(em.arange(rows, device=device), (rows, 1))
-    j = em.reshape(em.arange(cols, device=device), (1, cols))
-    return em.greater_equal(i, j) if lower else em.less_equal(i, j)
+    i = _core.reshape(_core.arange(rows, device=device), (rows, 1))
+    j = _core.reshape(_core.arange(cols, device=device), (1, cols))
+    return _core.greater_equal(i, j) if lower else _core.less_equal(i, j)
 
 
 def _tril(a):
-    em = _em()
-    return em.where(_tri_mask(a.shape[-2], a.shape[-1], True, a.device), a, 0)
+    return _core.where(_tri_mask(a.shape[-2], a.shape[-1], True, a.device), a, 0)
 
 
 def _triu(a):
-    em = _em()
-    return em.where(_tri_mask(a.shape[-2], a.shape[-1], False, a.device), a, 0)
+    return _core.where(_tri_mask(a.shape[-2], a.shape[-1], False, a.device), a, 0)
 
 
 def _conj_t(a):
-    em = _em()
     t = matrix_transpose(a)
-    return em.conj(t) if a.dtype.kind == "c" else t
+    return _core.conj(t) if a.dtype.kind == "c" else t
 
 
 def _lu(a, who):
@@ -176,10 +164,9 @@ def _lu(a, who):
 
 def _perm_sign(ipiv, dtype):
     """(-1)^(number of row swaps) of getrf's pivots, per matrix, in ``dtype``."""
-    em = _em()
     n = ipiv.shape[-1]
-    idx = em.arange(1, n + 1, dtype=em.int64, device=ipiv.device)
-    swaps = em.sum(em.not_equal(ipiv, idx), axis=-1)
+    idx = _core.arange(1, n + 1, dtype=_core.int64, device=ipiv.device)
+    swaps = _core.sum(_core.not_equal(ipiv, idx), axis=-1)
     return (1 - 2 * (swaps % 2)).astype(dtype)
 
 
@@ -188,22 +175,20 @@ def _perm_sign(ipiv, dtype):
 
 def det(a, /):
     """Determinant of (a stack of) square matrices, from the LU factorization."""
-    em = _em()
     a = _prepare(a, "ember.linalg.det", square=True)
     lu, ipiv, _ = _lu(a, "ember.linalg.det")
-    return _perm_sign(ipiv, a.dtype) * em.prod(_core._diagonal_view(lu, 0), axis=-1)
+    return _perm_sign(ipiv, a.dtype) * _core.prod(_core._diagonal_view(lu, 0), axis=-1)
 
 
 def slogdet(a, /):
     """Sign (or phase) and natural log of the absolute value of the determinant."""
-    em = _em()
     a = _prepare(a, "ember.linalg.slogdet", square=True)
     lu, ipiv, _ = _lu(a, "ember.linalg.slogdet")
     d = _core._diagonal_view(lu, 0)
-    ad = em.abs(d)
-    logabs = em.sum(em.log(ad), axis=-1)
-    phase = em.where(em.equal(ad, 0), 0, d / em.where(em.equal(ad, 0), 1, ad))
-    sign = _perm_sign(ipiv, a.dtype) * em.prod(phase, axis=-1)
+    ad = _core.abs(d)
+    logabs = _core.sum(_core.log(ad), axis=-1)
+    phase = _core.where(_core.equal(ad, 0), 0, d / _core.where(_core.equal(ad, 0), 1, ad))
+    sign = _perm_sign(ipiv, a.dtype) * _core.prod(phase, axis=-1)
     return SlogdetResult(sign, logabs)
 
 
@@ -221,14 +206,13 @@ def inv(a, /):
     a = _prepare(a, who, square=True)
     n = a.shape[-1]
     if a.size == 0:
-        return _em().empty(a.shape, dtype=a.dtype, device=a.device)
+        return _core.empty(a.shape, dtype=a.dtype, device=a.device)
     return _solve_lu(a, _eye_like(n, a), who)
 
 
 def solve(a, b, /):
     """The solution x of a @ x = b. ``b`` is a vector when it is 1-D (NumPy 2 and the Array
     API), otherwise a stack of matrices; batch dimensions broadcast."""
-    em = _em()
     who = "ember.linalg.solve"
     a = _prepare(a, who, square=True)
     b = _linalg._arr(b, like=a)
@@ -237,31 +221,30 @@ def solve(a, b, /):
             f"{who}: operands are on different devices ({a.device} and {b.device}); "
             "move one with .to(device)"
         )
-    t = em.result_type(a, b)
-    t = _solver_dtype(em.empty((), dtype=t, device="cpu"), who)
+    t = _result_type(a, b)
+    t = _solver_dtype(_core.empty((), dtype=t, device="cpu"), who)
     a, b = a.astype(t), b.astype(t)
     n = a.shape[-1]
     vec = b.ndim == 1
     if vec:
-        b = em.reshape(b, (n, 1)) if b.shape[0] == n else b
+        b = _core.reshape(b, (n, 1)) if b.shape[0] == n else b
     if b.ndim < 2 or b.shape[-2] != n:
         raise ValueError(
             f"{who}: b must have shape (..., {n}, K) or ({n},) to match a of shape "
             f"{tuple(a.shape)}; got {tuple(b.shape) if not vec else (b.shape[0],)}"
         )
     batch = _np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
-    a = em.broadcast_to(a, (*batch, n, n))
-    b = em.broadcast_to(b, (*batch, n, b.shape[-1]))
+    a = _core.broadcast_to(a, (*batch, n, n))
+    b = _core.broadcast_to(b, (*batch, n, b.shape[-1]))
     if a.size == 0 or b.size == 0:
-        x = em.zeros(b.shape, dtype=t, device=a.device)
+        x = _core.zeros(b.shape, dtype=t, device=a.device)
     else:
         x = _solve_lu(a, b, who)
-    return em.reshape(x, x.shape[:-1]) if vec else x
+    return _core.reshape(x, x.shape[:-1]) if vec else x
 
 
 def matrix_power(a, n, /):
     """``a`` raised to the integer power ``n`` (n < 0: of the inverse), by repeated squaring."""
-    em = _em()
     who = "ember.linalg.matrix_power"
     try:
         n = operator.index(n)
@@ -282,7 +265,7 @@ def matrix_power(a, n, /):
         n >>= 1
         if n:
             base = matmul(base, base)
-    return result if result is not a else em.asarray(a, copy=True)
+    return result if result is not a else _asarray(a, copy=True)
 
 
 # ---- factorizations ------------------------------------------------------------------------------
@@ -293,7 +276,7 @@ def cholesky(a, /, *, upper=False):
     who = "ember.linalg.cholesky"
     a = _prepare(a, who, square=True)
     if a.size == 0:
-        return _em().zeros(a.shape, dtype=a.dtype, device=a.device)
+        return _core.zeros(a.shape, dtype=a.dtype, device=a.device)
     low, *_, info = _factorize("cholesky", a)
     if _failed(info):
         raise LinAlgError(f"{who}: Matrix is not positive definite")
@@ -304,7 +287,6 @@ def cholesky(a, /, *, upper=False):
 def qr(a, /, mode="reduced"):
     """QR factorization: mode ``"reduced"`` (Q m x k, R k x n, k = min(m, n)), ``"complete"``
     (Q m x m, R m x n), ``"r"`` (R only) or ``"raw"`` (LAPACK's (h, tau), h transposed)."""
-    em = _em()
     who = "ember.linalg.qr"
     if mode not in ("reduced", "complete", "r", "raw"):
         raise ValueError(f"{who}: Unrecognized mode '{mode}'")
@@ -314,18 +296,18 @@ def qr(a, /, mode="reduced"):
     batch = tuple(a.shape[:-2])
     if k == 0:
         rows = m if mode == "complete" else k
-        r = em.zeros((*batch, rows, n), dtype=a.dtype, device=a.device)
+        r = _core.zeros((*batch, rows, n), dtype=a.dtype, device=a.device)
         if mode == "r":
             return r
         if mode == "raw":
             return (
-                em.zeros((*batch, n, m), dtype=a.dtype, device=a.device),
-                em.zeros((*batch, 0), dtype=a.dtype, device=a.device),
+                _core.zeros((*batch, n, m), dtype=a.dtype, device=a.device),
+                _core.zeros((*batch, 0), dtype=a.dtype, device=a.device),
             )
         q = (
             _eye_like(m, a).copy()
             if mode == "complete"
-            else em.zeros((*batch, m, 0), dtype=a.dtype, device=a.device)
+            else _core.zeros((*batch, m, 0), dtype=a.dtype, device=a.device)
         )
         return QRResult(q, r)
     h, _, tau, *_ = _factorize("qr", a)
@@ -350,14 +332,13 @@ def eigvalsh(a, /, UPLO="L"):
 
 
 def _eigh(a, uplo, vectors, who):
-    em = _em()
     if uplo not in ("L", "U"):
         raise ValueError(f"{who}: UPLO argument must be 'L' or 'U', got {uplo!r}")
     a = _prepare(a, who, square=True)
     n = a.shape[-1]
     if a.size == 0:
-        w = em.zeros((*a.shape[:-1],), dtype=_real_dtype(a.dtype), device=a.device)
-        return EighResult(w, em.zeros(a.shape, dtype=a.dtype, device=a.device)) if vectors else w
+        w = _core.zeros((*a.shape[:-1],), dtype=_real_dtype(a.dtype), device=a.device)
+        return EighResult(w, _core.zeros(a.shape, dtype=a.dtype, device=a.device)) if vectors else w
     # The upper triangle of a Hermitian matrix is the lower one of its conjugate transpose.
     src = _conj_t(a) if uplo == "U" else a
     v, _, _, w, _, _, info = _factorize("eigh", src, vectors=vectors)
@@ -379,25 +360,23 @@ def eigvals(a, /):
 
 
 def _eig(a, vectors, who):
-    em = _em()
     a = _prepare(a, who, square=True)
     real_input = a.dtype.kind == "f"
     if a.size == 0:
-        w = em.zeros(a.shape[:-1], dtype=a.dtype, device=a.device)
-        return EigResult(w, em.zeros(a.shape, dtype=a.dtype, device=a.device)) if vectors else w
+        w = _core.zeros(a.shape[:-1], dtype=a.dtype, device=a.device)
+        return EigResult(w, _core.zeros(a.shape, dtype=a.dtype, device=a.device)) if vectors else w
     v, _, _, w, _, _, info = _factorize("eig", a, vectors=vectors)
     if _failed(info):
         raise LinAlgError(f"{who}: Eigenvalues did not converge")
-    if real_input and not bool(em.any(em.not_equal(em.imag(w), 0))):
-        w = em.real(w)
-        v = em.real(v) if vectors else v
+    if real_input and not bool(_core.any(_core.not_equal(_core.imag(w), 0))):
+        w = _core.real(w)
+        v = _core.real(v) if vectors else v
     return EigResult(w, v) if vectors else w
 
 
 def svd(a, /, full_matrices=True, compute_uv=True, hermitian=False):
     """Singular value decomposition a = U @ diag(S) @ Vh (S descending). ``hermitian`` is
     accepted for NumPy compatibility; the general algorithm is used."""
-    em = _em()
     who = "ember.linalg.svd"
     a = _prepare(a, who)
     if not compute_uv:
@@ -406,12 +385,14 @@ def svd(a, /, full_matrices=True, compute_uv=True, hermitian=False):
     k = min(m, n)
     batch = tuple(a.shape[:-2])
     if k == 0 or a.size == 0:
-        s = em.zeros((*batch, k), dtype=_real_dtype(a.dtype), device=a.device)
+        s = _core.zeros((*batch, k), dtype=_real_dtype(a.dtype), device=a.device)
 
         def side(r):
             if full_matrices:
-                return _eye_like(r, em.empty((*batch, r, r), dtype=a.dtype, device=a.device)).copy()
-            return em.zeros(
+                return _eye_like(
+                    r, _core.empty((*batch, r, r), dtype=a.dtype, device=a.device)
+                ).copy()
+            return _core.zeros(
                 (*batch, r, k) if r == m else (*batch, k, r), dtype=a.dtype, device=a.device
             )
 
@@ -424,12 +405,11 @@ def svd(a, /, full_matrices=True, compute_uv=True, hermitian=False):
 
 def svdvals(x, /):
     """Singular values, descending, of (a stack of) matrices."""
-    em = _em()
     who = "ember.linalg.svdvals"
     a = _prepare(x, who)
     k = min(a.shape[-2], a.shape[-1])
     if k == 0 or a.size == 0:
-        return em.zeros((*a.shape[:-2], k), dtype=_real_dtype(a.dtype), device=a.device)
+        return _core.zeros((*a.shape[:-2], k), dtype=_real_dtype(a.dtype), device=a.device)
     _, _, _, s, _, _, info = _factorize("svd", a, vectors=False)
     if _failed(info):
         raise LinAlgError(f"{who}: SVD did not converge")
@@ -446,51 +426,48 @@ def _eps(t):
 def matrix_rank(A, /, tol=None, hermitian=False, *, rtol=None):
     """Number of singular values above ``tol`` (default: ``rtol`` or max(M, N) * eps, times
     the largest singular value)."""
-    em = _em()
     A = _linalg._arr(A)
     if A.ndim < 2:
-        return em.astype(em.any(em.not_equal(A, 0)), em.int64)
+        return _core.astype(_core.any(_core.not_equal(A, 0)), _core.int64)
     s = svdvals(A)
     if tol is None:
         if rtol is None:
             rtol = max(A.shape[-2:]) * _eps(s.dtype)
         rtol = _linalg._arr(rtol, like=s)
         if rtol.ndim:
-            rtol = em.expand_dims(rtol, axis=-1)
-        tol = em.max(s, axis=-1, keepdims=True) * rtol
+            rtol = _core.expand_dims(rtol, axis=-1)
+        tol = _core.max(s, axis=-1, keepdims=True) * rtol
     else:
         tol = _linalg._arr(tol, like=s)
         if tol.ndim:
-            tol = em.expand_dims(tol, axis=-1)
-    return em.sum(em.greater(s, tol), axis=-1)
+            tol = _core.expand_dims(tol, axis=-1)
+    return _core.sum(_core.greater(s, tol), axis=-1)
 
 
 def _pinv_from_svd(u, s, vt, cutoff):
-    em = _em()
-    big = em.greater(s, cutoff)
-    s_inv = em.where(big, 1 / em.where(big, s, 1), 0).astype(u.dtype)
-    return matmul(_conj_t(vt) * em.expand_dims(s_inv, axis=-2), _conj_t(u))
+    big = _core.greater(s, cutoff)
+    s_inv = _core.where(big, 1 / _core.where(big, s, 1), 0).astype(u.dtype)
+    return matmul(_conj_t(vt) * _core.expand_dims(s_inv, axis=-2), _conj_t(u))
 
 
 def pinv(a, /, rcond=None, hermitian=False, *, rtol=None):
     """Moore-Penrose pseudo-inverse via the SVD; singular values at or below ``rcond`` (NumPy:
     default 1e-15) or ``rtol`` (Array API: default max(M, N) * eps) times the largest are
     treated as zero."""
-    em = _em()
     who = "ember.linalg.pinv"
     a = _prepare(a, who)
     if rcond is not None and rtol is not None:
         raise ValueError(f"{who}: `rtol` and `rcond` can't be both set.")
     m, n = a.shape[-2], a.shape[-1]
     if a.size == 0:
-        return em.zeros((*a.shape[:-2], n, m), dtype=a.dtype, device=a.device)
+        return _core.zeros((*a.shape[:-2], n, m), dtype=a.dtype, device=a.device)
     if rcond is None:
         rcond = rtol if rtol is not None else 1e-15
     u, s, vt = svd(a, full_matrices=False)
     rc = _linalg._arr(rcond, like=s)
     if rc.ndim:
-        rc = em.expand_dims(rc, axis=-1)
-    cutoff = em.max(s, axis=-1, keepdims=True) * rc
+        rc = _core.expand_dims(rc, axis=-1)
+    cutoff = _core.max(s, axis=-1, keepdims=True) * rc
     return _pinv_from_svd(u, s, vt, cutoff)
 
 
@@ -499,7 +476,6 @@ def lstsq(a, b, rcond=None):
     values below ``rcond`` (default eps * max(M, N)) times the largest are treated as zero; the
     residuals are the squared 2-norms of b - a @ x per column when a has full column rank and
     M > N, an empty array otherwise."""
-    em = _em()
     who = "ember.linalg.lstsq"
     a = _prepare(a, who)
     b = _linalg._arr(b, like=a)
@@ -511,36 +487,39 @@ def lstsq(a, b, rcond=None):
         raise LinAlgError(
             f"{who}: Incompatible dimensions: a is {tuple(a.shape)}, b is {tuple(b.shape)}"
         )
-    t = _solver_dtype(em.empty((), dtype=em.result_type(a, b), device="cpu"), who)
+    t = _solver_dtype(_core.empty((), dtype=_result_type(a, b), device="cpu"), who)
     a, b = a.astype(t), b.astype(t)
-    b2 = em.reshape(b, (m, 1)) if vec else b
+    b2 = _core.reshape(b, (m, 1)) if vec else b
     if rcond is None:
         rcond = _eps(t) * max(m, n)
     rt = _real_dtype(t)
     if min(m, n) == 0:
-        x = em.zeros((n, b2.shape[1]), dtype=t, device=a.device)
-        s = em.zeros((0,), dtype=rt, device=a.device)
+        x = _core.zeros((n, b2.shape[1]), dtype=t, device=a.device)
+        s = _core.zeros((0,), dtype=rt, device=a.device)
         rank = 0
     else:
         u, s, vt = svd(a, full_matrices=False)
-        cutoff = em.max(s) * rcond
-        rank = int(em.sum(em.greater(s, cutoff)))
-        s_inv = em.where(em.greater(s, cutoff), 1 / em.where(em.greater(s, cutoff), s, 1), 0)
-        x = matmul(_conj_t(vt), em.expand_dims(s_inv.astype(t), axis=-1) * matmul(_conj_t(u), b2))
+        cutoff = _core.max(s) * rcond
+        rank = int(_core.sum(_core.greater(s, cutoff)))
+        s_inv = _core.where(
+            _core.greater(s, cutoff), 1 / _core.where(_core.greater(s, cutoff), s, 1), 0
+        )
+        x = matmul(
+            _conj_t(vt), _core.expand_dims(s_inv.astype(t), axis=-1) * matmul(_conj_t(u), b2)
+        )
     if rank == n and m > n:
         r = b2 - matmul(a, x)
-        resid = em.sum(em.real(r * em.conj(r)) if t.kind == "c" else r * r, axis=0)
+        resid = _core.sum(_core.real(r * _core.conj(r)) if t.kind == "c" else r * r, axis=0)
     else:
-        resid = em.zeros((0,), dtype=rt, device=a.device)
+        resid = _core.zeros((0,), dtype=rt, device=a.device)
     if vec:
-        x = em.reshape(x, (n,))
+        x = _core.reshape(x, (n,))
     return x, resid, rank, s
 
 
 def cond(x, p=None):
     """Condition number: ratio of extreme singular values (p = None, 2, -2) or
     norm(x, p) * norm(inv(x), p) for p in 'fro', 'nuc', inf, -inf, 1, -1."""
-    em = _em()
     who = "ember.linalg.cond"
     a = _prepare(x, who)
     if p is None or p == 2 or p == -2:
@@ -553,64 +532,61 @@ def cond(x, p=None):
     lu, ipiv, _ = _lu(a, who)
     ainv = _factorize("lu_solve", lu, b=_eye_like(n, a), ipiv=ipiv)[0]
     r = matrix_norm(a, ord=p) * matrix_norm(ainv, ord=p)
-    return em.where(em.isnan(r), math.inf, r)
+    return _core.where(_core.isnan(r), math.inf, r)
 
 
 # ---- norms ---------------------------------------------------------------------------------------
 
 
 def _norm_dtype(x):
-    em = _em()
     k = x.dtype.kind
     if k in ("f", "c"):
         return x
-    return x.astype(em.float64)
+    return x.astype(_core.float64)
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """Vector p-norm over ``axis`` (all axes when None): ord = inf, -inf, 0 (count of nonzeros)
     or any real p (p < 1 gives the quasi-norm sum(|x|^p)^(1/p))."""
-    em = _em()
     x = _norm_dtype(_linalg._arr(x))
     ax = x
     if axis is None:
-        ax = em.reshape(x, (-1,))
+        ax = _core.reshape(x, (-1,))
         axes = 0
     else:
         axes = axis
-    a = em.abs(ax)
+    a = _core.abs(ax)
     if ord == math.inf:
         r = (
-            em.max(a, axis=axes, keepdims=keepdims)
+            _core.max(a, axis=axes, keepdims=keepdims)
             if a.size
             else _empty_red(a, axes, keepdims, 0.0)
         )
     elif ord == -math.inf:
         r = (
-            em.min(a, axis=axes, keepdims=keepdims)
+            _core.min(a, axis=axes, keepdims=keepdims)
             if a.size
             else _empty_red(a, axes, keepdims, math.inf)
         )
     elif ord == 0:
-        r = em.sum(em.not_equal(a, 0), axis=axes, keepdims=keepdims).astype(a.dtype)
+        r = _core.sum(_core.not_equal(a, 0), axis=axes, keepdims=keepdims).astype(a.dtype)
     elif ord == 1:
-        r = em.sum(a, axis=axes, keepdims=keepdims)
+        r = _core.sum(a, axis=axes, keepdims=keepdims)
     elif ord == 2:
-        r = em.sqrt(em.sum(a * a, axis=axes, keepdims=keepdims))
+        r = _core.sqrt(_core.sum(a * a, axis=axes, keepdims=keepdims))
     else:
         if isinstance(ord, str):
             raise ValueError(f"ember.linalg.vector_norm: Invalid norm order '{ord}' for vectors")
         p = float(ord)
-        r = em.sum(a**p, axis=axes, keepdims=keepdims) ** (1.0 / p)
+        r = _core.sum(a**p, axis=axes, keepdims=keepdims) ** (1.0 / p)
     if axis is None and keepdims:
-        r = em.reshape(r, (1,) * x.ndim)
+        r = _core.reshape(r, (1,) * x.ndim)
     return r
 
 
 def _empty_red(a, axes, keepdims, value):
-    em = _em()
-    return em.full(
-        em.sum(a, axis=axes, keepdims=keepdims).shape, value, dtype=a.dtype, device=a.device
+    return _core.full(
+        _core.sum(a, axis=axes, keepdims=keepdims).shape, value, dtype=a.dtype, device=a.device
     )
 
 
@@ -620,7 +596,6 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 
 
 def _matrix_norm(x, axes, keepdims, ord):
-    em = _em()
     who = "ember.linalg.matrix_norm"
     if x.ndim < 2:
         raise ValueError(f"{who}: the input must be at least 2-d, got {x.ndim}-d")
@@ -628,32 +603,32 @@ def _matrix_norm(x, axes, keepdims, ord):
     if r0 == c0:
         raise ValueError(f"{who}: Duplicate axes given.")
     if ord in ("fro", None):
-        a = em.abs(x)
-        r = em.sqrt(em.sum(a * a, axis=(r0, c0), keepdims=keepdims))
+        a = _core.abs(x)
+        r = _core.sqrt(_core.sum(a * a, axis=(r0, c0), keepdims=keepdims))
         return r
     if ord in ("nuc", 2, -2):
         rest = [i for i in range(x.ndim) if i not in (r0, c0)]
         m = _core.permute_dims(x, (*rest, r0, c0))
         s = svdvals(m)
         if ord == "nuc":
-            r = em.sum(s, axis=-1)
+            r = _core.sum(s, axis=-1)
         else:
-            r = em.max(s, axis=-1) if ord == 2 else em.min(s, axis=-1)
+            r = _core.max(s, axis=-1) if ord == 2 else _core.min(s, axis=-1)
         if keepdims:
             for ax in sorted((r0, c0)):
-                r = em.expand_dims(r, axis=ax)
+                r = _core.expand_dims(r, axis=ax)
         return r
     if ord in (1, -1, math.inf, -math.inf):
-        a = em.abs(x)
+        a = _core.abs(x)
         if ord in (1, -1):
             red, other = r0, c0
         else:
             red, other = c0, r0
-        s = em.sum(a, axis=red, keepdims=True)
-        f = em.max if ord in (1, math.inf) else em.min
+        s = _core.sum(a, axis=red, keepdims=True)
+        f = _core.max if ord in (1, math.inf) else _core.min
         r = f(s, axis=other, keepdims=True)
         if not keepdims:
-            r = em.squeeze(r, axis=tuple(sorted((r0, c0))))
+            r = _core.squeeze(r, axis=tuple(sorted((r0, c0))))
         return r
     raise ValueError(f"{who}: Invalid norm order {ord!r} for matrices")
 
@@ -661,12 +636,11 @@ def _matrix_norm(x, axes, keepdims, ord):
 def norm(x, ord=None, axis=None, keepdims=False):
     """NumPy's norm: the 2-norm of the flattened array by default; a vector norm over one axis,
     a matrix norm over two."""
-    em = _em()
     x = _norm_dtype(_linalg._arr(x))
     if axis is None:
         if ord is None:
             r = vector_norm(x, ord=2)
-            return em.reshape(r, (1,) * x.ndim) if keepdims else r
+            return _core.reshape(r, (1,) * x.ndim) if keepdims else r
         if x.ndim == 1:
             return vector_norm(x, ord=ord, keepdims=keepdims)
         if x.ndim == 2:
@@ -687,35 +661,6 @@ def norm(x, ord=None, axis=None, keepdims=False):
 # ---- the rest of the extension -------------------------------------------------------------------
 
 
-def cross(x1, x2, /, *, axis=-1):
-    """Cross product of 3-element vectors along ``axis`` (broadcasting the others)."""
-    em = _em()
-    who = "ember.linalg.cross"
-    a, b = _linalg._arr(x1), _linalg._arr(x2)
-    b = _linalg._arr(x2, like=a)
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError(f"{who}: inputs must have at least one dimension")
-    nd = max(a.ndim, b.ndim)
-    if not -nd <= axis < nd:
-        raise _core.AxisError(f"{who}: axis {axis} is out of bounds for {nd} dimensions")
-    ax = axis % nd
-    shape = _np.broadcast_shapes(tuple(a.shape), tuple(b.shape))
-    a, b = em.broadcast_to(a, shape), em.broadcast_to(b, shape)
-    if shape[ax] != 3:
-        raise ValueError(f"{who}: the size of axis {axis} must be 3, got {shape[ax]}")
-    t = em.result_type(a, b)
-    order = [i for i in range(nd) if i != ax] + [ax]
-    a = _core.permute_dims(a, tuple(order)).astype(t)
-    b = _core.permute_dims(b, tuple(order)).astype(t)
-    out = em.empty(a.shape, dtype=t, device=a.device)
-    for i, (j, k) in enumerate(((1, 2), (2, 0), (0, 1))):
-        out[..., i] = a[..., j] * b[..., k] - a[..., k] * b[..., j]
-    back = [0] * nd
-    for pos, src in enumerate(order):
-        back[src] = pos
-    return _core.permute_dims(out, tuple(back))
-
-
 def diagonal(x, /, *, offset=0):
     """The ``offset`` diagonal of the last two axes (a view)."""
     return _core._diagonal_view(_linalg._arr(x), int(offset))
@@ -723,17 +668,13 @@ def diagonal(x, /, *, offset=0):
 
 def trace(x, /, *, offset=0, dtype=None):
     """Sum of the ``offset`` diagonal of the last two axes."""
-    from . import sum as _sum
-
-    return _sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+    return _core.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
 
 
 def _as_array(a):
     if isinstance(a, _core.ndarray):
         return a
-    from ._array import asarray
-
-    return asarray(a)
+    return _asarray(a)
 
 
 def multi_dot(arrays, *, out=None):

@@ -18,7 +18,11 @@ import os
 import numpy as _np
 
 from . import _core
+from ._array import asarray as _asarray
 from ._array import asnumpy as _asnumpy
+from ._core import any as _any
+from ._core import ndarray as _ndarray
+from ._core import take as _take
 
 _R = _core._random
 _U64 = 1 << 64
@@ -224,19 +228,17 @@ class Generator:
 
     def permutation(self, x, axis=0, *, device=None):
         """A permuted range (``x`` an int) or a permuted copy of ``x`` along ``axis``."""
-        from . import asarray, ndarray, take
-
         if isinstance(x, (numbers.Integral, _np.integer)):
             n = int(x)
             if n < 0:
                 raise ValueError(f"ember.random.Generator.permutation: n must be >= 0, got {n}")
-            return asarray(self._order(n).astype(_np.int64), device=device)
-        x = x if isinstance(x, ndarray) else asarray(x, device=device)
+            return _asarray(self._order(n).astype(_np.int64), device=device)
+        x = x if isinstance(x, _ndarray) else _asarray(x, device=device)
         if x.ndim == 0:
             raise ValueError("ember.random.Generator.permutation: x must be an int or at least 1-d")
         ax = axis % x.ndim
-        order = asarray(self._order(x.shape[ax]).astype(_np.int64), device=x.device)
-        return take(x, order, axis=ax)
+        order = _asarray(self._order(x.shape[ax]).astype(_np.int64), device=x.device)
+        return _take(x, order, axis=ax)
 
     def shuffle(self, x, axis=0):
         """Permutes ``x`` in place along ``axis``."""
@@ -246,8 +248,6 @@ class Generator:
         """Samples from ``a`` (an int n: range(n)); uniform, or with probabilities ``p``. Samples
         without replacement always come in random order (``shuffle`` is accepted for NumPy's
         signature)."""
-        from . import asarray, ndarray, take
-
         who = "ember.random.Generator.choice"
         if isinstance(a, (numbers.Integral, _np.integer)):
             n = int(a)
@@ -255,7 +255,7 @@ class Generator:
                 raise ValueError(f"{who}: a must be a positive int or a non-empty array, got {n}")
             pop = None
         else:
-            pop = a if isinstance(a, ndarray) else asarray(a, device=device)
+            pop = a if isinstance(a, _ndarray) else _asarray(a, device=device)
             if pop.ndim == 0:
                 raise ValueError(f"{who}: a must be 1-dimensional or an integer")
             n = pop.shape[axis]
@@ -297,8 +297,8 @@ class Generator:
             idx = _np.argsort(-keys, kind="stable")[:k]
         idx = idx.astype(_np.int64).reshape(shape)
         if pop is None:
-            return asarray(idx, device=dev)
-        return take(pop, asarray(idx, device=dev), axis=axis)
+            return _asarray(idx, device=dev)
+        return _take(pop, _asarray(idx, device=dev), axis=axis)
 
     def random_raw(self, size=None, dtype="uint64", *, device=None):
         """The generator's raw words (uint32 or uint64)."""
@@ -322,11 +322,9 @@ def _int_bounds(dtype, who):
 
 def _params(who, size, device, *params):
     """Array-valued parameters: as ember arrays on one device, with the broadcast shape."""
-    from . import asarray
-
-    arrays = [asarray(p, device=device) for p in params]
+    arrays = [_asarray(p, device=device) for p in params]
     dev = device if device is not None else arrays[0].device
-    arrays = [a if a.device == dev else asarray(a, device=dev) for a in arrays]
+    arrays = [a if a.device == dev else _asarray(a, device=dev) for a in arrays]
     shape = _np.broadcast_shapes(*(a.shape for a in arrays))
     if size is not None:
         want = _shape(size, who)
@@ -337,8 +335,6 @@ def _params(who, size, device, *params):
 
 
 def _non_negative(x, who, name):
-    from . import any as _any
-
     if bool(_any(x < 0)):
         raise ValueError(f"{who}: {name} must be non-negative")
 

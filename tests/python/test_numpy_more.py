@@ -200,7 +200,7 @@ def test_convolve_correlate(device, mode, sizes, dtype):
 
 
 def test_convolve_long_inputs_and_errors(device, monkeypatch):
-    from ember import _numpy_more
+    from ember import _math as _numpy_more
 
     monkeypatch.setattr(_numpy_more, "_WINDOW_ELEMENTS", 64)  # several chunks of outputs
     a, v = RNG.standard_normal(300), RNG.standard_normal(17)
