@@ -17,6 +17,7 @@ from _helpers import (
     em_dtype,
     np_dtype,
     to_ember,
+    to_numpy,
 )
 
 SHAPES = [(), (0,), (3,), (2, 3), (2, 0, 3), (1, 1, 1, 1), (4, 1, 5)]
@@ -433,3 +434,116 @@ def test_huge_eye_and_linspace_raise(device):
         ember.eye(2**40, device=device)
     with pytest.raises((ValueError, MemoryError)):
         ember.linspace(0, 1, 2**62, device=device)
+
+
+RNG = np.random.default_rng(13)
+
+
+def em(a, device):
+    return ember.asarray(np.asarray(a), device=device)
+
+
+def same(got, want, rtol=1e-12, dtype=True):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            same(g, w, rtol, dtype)
+        return
+    g, w = to_numpy(got), np.asarray(want)
+    if dtype:
+        assert g.dtype == w.dtype, (g.dtype, w.dtype)
+    assert g.shape == w.shape, (g.shape, w.shape)
+    if g.dtype.kind in "fc":
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+    else:
+        np.testing.assert_array_equal(g, w)
+
+
+def near(got, want, rtol=1e-6, exact=False):
+    got = to_numpy(got)
+    want = np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if exact:
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(
+            got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=rtol
+        )
+
+
+def close(got, want, tol=1e-12):
+    got = to_numpy(got)
+    assert got.shape == np.shape(want), (got.shape, np.shape(want))
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+A = RNG.standard_normal((4, 5))
+
+
+def test_array_copy_asanyarray(device):
+    x = em(A, device)
+    a = ember.array([[1, 2]], ndmin=3, device=device)
+    assert a.shape == (1, 1, 2)
+    c = ember.copy(x)
+    c[0, 0] = 99
+    assert to_numpy(x)[0, 0] != 99
+    same(ember.asanyarray([1, 2]), np.asanyarray([1, 2]))
+
+
+def test_identity_logspace_geomspace(device):
+    close(ember.identity(3, device=device), np.identity(3))
+    close(ember.logspace(0, 3, 4, device=device), np.logspace(0, 3, 4))
+    close(
+        ember.logspace(1, 2, 5, base=2.0, endpoint=False, device=device),
+        np.logspace(1, 2, 5, base=2.0, endpoint=False),
+    )
+    close(ember.geomspace(1, 1000, 4, device=device), np.geomspace(1, 1000, 4))
+    close(ember.geomspace(-2, -32, 5, device=device), np.geomspace(-2, -32, 5))
+    with pytest.raises(ValueError, match="non-zero"):
+        ember.geomspace(0, 1, 3)
+    with pytest.raises(ValueError, match="same sign"):
+        ember.geomspace(-1, 1, 3)
+
+
+def test_asarray_chkfinite_fromfunction(device):
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        ember.asarray_chkfinite([1.0, np.inf])
+    same(
+        ember.fromfunction(lambda i, j: i * 10 + j, (3, 4)),
+        np.fromfunction(lambda i, j: i * 10 + j, (3, 4)),
+    )
+
+
+def test_ascontiguousarray(device):
+    a = RNG.standard_normal((4, 6))
+    x = em(a, device)
+    assert ember.ascontiguousarray(x) is x
+    t = ember.ascontiguousarray(x.T)
+    assert t.strides == (32, 8)
+    near(t, np.ascontiguousarray(a.T), exact=True)
+    assert ember.ascontiguousarray(em(2.5, device)).shape == (1,)
+    near(
+        ember.ascontiguousarray(x[:, ::2], dtype=ember.float32),
+        np.ascontiguousarray(a[:, ::2], dtype=np.float32),
+        exact=True,
+    )
+
+
+@pytest.mark.parametrize("shape", [(4, 6), (2, 3, 5), (7,), (0, 3)])
+def test_asfortranarray(shape, device):
+    a = RNG.standard_normal(shape)
+    x = em(a, device)
+    f = ember.asfortranarray(x)
+    want = np.asfortranarray(a)
+    if a.size:  # NumPy's strides of an empty array are its own choice
+        assert f.strides == want.strides and ember.isfortran(f) == np.isfortran(want)
+    near(f, want, exact=True)
+    assert ember.asfortranarray(f) is f  # already column-major: no copy
+    rev = ember.permute_dims(x, tuple(reversed(range(x.ndim))))  # column-major view of x
+    assert ember.asfortranarray(rev) is rev
+    g = ember.asfortranarray(x[..., ::2], dtype=ember.float32)
+    if a.size:
+        assert g.strides == np.asfortranarray(a[..., ::2], dtype=np.float32).strides
+    near(g, np.asfortranarray(a[..., ::2], dtype=np.float32), exact=True)
+    assert ember.asfortranarray(em(2.5, device)).shape == (1,)

@@ -64,3 +64,16 @@ def test_einsum_errors(device):
         ember.einsum("i1", x)
     with pytest.raises(TypeError):
         ember.einsum(3, x)
+
+
+RNG = np.random.default_rng(23)
+
+
+def em(a, device):
+    return ember.asarray(np.asarray(a), device=device)
+
+
+def test_einsum_path(device):
+    m1, m2, m3 = (RNG.standard_normal(s) for s in [(8, 2), (2, 9), (9, 3)])
+    got = ember.einsum_path("ij,jk,kl->il", em(m1, device), em(m2, device), em(m3, device))
+    assert got == np.einsum_path("ij,jk,kl->il", m1, m2, m3)

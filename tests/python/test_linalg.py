@@ -393,3 +393,33 @@ def test_cross(device, dtype):
     )
     with pytest.raises(ValueError, match="3"):
         LA.cross(to_ember(np.ones((2, 2)), device), to_ember(np.ones((2, 2)), device))
+
+
+RNG = np.random.default_rng(13)
+
+
+def em(a, device):
+    return ember.asarray(np.asarray(a), device=device)
+
+
+def same(got, want, rtol=1e-12, dtype=True):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            same(g, w, rtol, dtype)
+        return
+    g, w = to_numpy(got), np.asarray(want)
+    if dtype:
+        assert g.dtype == w.dtype, (g.dtype, w.dtype)
+    assert g.shape == w.shape, (g.shape, w.shape)
+    if g.dtype.kind in "fc":
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+    else:
+        np.testing.assert_array_equal(g, w)
+
+
+def test_matvec_vecmat(device):
+    m, v = RNG.standard_normal((2, 3, 4)), RNG.standard_normal((2, 4))
+    same(ember.matvec(em(m, device), em(v, device)), np.einsum("bij,bj->bi", m, v))
+    w = RNG.standard_normal((2, 3))
+    same(ember.vecmat(em(w, device), em(m, device)), np.einsum("bi,bij->bj", w, m))

@@ -13,6 +13,7 @@ from _helpers import (
     em_dtype,
     np_dtype,
     to_ember,
+    to_numpy,
 )
 
 
@@ -210,3 +211,133 @@ def test_astype_from_views(device):
     x = to_ember(a, device)
     assert_close(x[::-2, 1::3].astype(ember.int16), a[::-2, 1::3].astype(np.int16))
     assert_close(x.T.astype(ember.float32), a.T.astype(np.float32))
+
+
+RNG = np.random.default_rng(13)
+
+
+def em(a, device):
+    return ember.asarray(np.asarray(a), device=device)
+
+
+def same(got, want, rtol=1e-12, dtype=True):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            same(g, w, rtol, dtype)
+        return
+    g, w = to_numpy(got), np.asarray(want)
+    if dtype:
+        assert g.dtype == w.dtype, (g.dtype, w.dtype)
+    assert g.shape == w.shape, (g.shape, w.shape)
+    if g.dtype.kind in "fc":
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+    else:
+        np.testing.assert_array_equal(g, w)
+
+
+def near(got, want, rtol=1e-6, exact=False):
+    got = to_numpy(got)
+    want = np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    if exact:
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(
+            got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=rtol
+        )
+
+
+A = RNG.standard_normal((4, 5))
+
+
+def test_ndim_shape_size(device):
+    x = em(A, device)
+    assert ember.ndim(x) == 2 and ember.shape(x) == (4, 5) and ember.size(x) == 20
+    assert ember.size(x, 1) == 5 and ember.shape([[1, 2, 3]]) == (1, 3)
+
+
+def test_flips_and_rot90(device):
+    a = RNG.standard_normal((3, 4, 2))
+    x = em(a, device)
+    same(ember.fliplr(x), np.fliplr(a))
+    same(ember.flipud(x), np.flipud(a))
+    for k in range(-1, 6):
+        same(ember.rot90(x, k), np.rot90(a, k))
+        same(ember.rot90(x, k, axes=(2, 0)), np.rot90(a, k, axes=(2, 0)))
+    with pytest.raises(ValueError, match="ember.rot90: invalid axes"):
+        ember.rot90(x, 1, axes=(1, 1))
+
+
+def test_rollaxis_row_stack_resize(device):
+    z = np.zeros((2, 3, 4, 5))
+    for axis, start in [(3, 1), (2, 0), (0, 4), (1, 1), (-1, 0)]:
+        assert ember.rollaxis(em(z, device), axis, start).shape == np.rollaxis(z, axis, start).shape
+    same(ember.row_stack([em([1, 2], device), em([3, 4], device)]), np.vstack([[1, 2], [3, 4]]))
+    for shape in [(2, 5), 7, (0,), (3, 0)]:
+        same(ember.resize(em([1, 2, 3], device), shape), np.resize(np.array([1, 2, 3]), shape))
+
+
+def test_block(device):
+    a2, b2 = np.ones((2, 2)), np.zeros((2, 3))
+    same(
+        ember.block([[em(a2, device), em(b2, device)], [em(np.eye(2, 5), device)]]),
+        np.block([[a2, b2], [np.eye(2, 5)]]),
+    )
+    same(
+        ember.block([em([1, 2], device), em([3], device)]),
+        np.block([np.array([1, 2]), np.array([3])]),
+    )
+
+
+def test_append_delete_insert(device):
+    a = np.arange(12.0).reshape(3, 4)
+    x = em(a, device)
+    same(ember.append(x, em([1.0, 2], device)), np.append(a, [1.0, 2]))
+    same(ember.append(x, x, axis=0), np.append(a, a, axis=0))
+    for obj in [1, -1, slice(0, 3, 2), [0, 2], np.array([True, False, True, False])]:
+        same(ember.delete(x, obj, axis=1), np.delete(a, obj, axis=1))
+    same(ember.delete(x, [0, 5, 11]), np.delete(a, [0, 5, 11]))
+    with pytest.raises(IndexError, match="ember.delete: index 9"):
+        ember.delete(x, 9, axis=0)
+    same(ember.insert(x, 1, 7.0, axis=1), np.insert(a, 1, 7.0, axis=1))
+    same(ember.insert(x, 4, em([5.0, 6, 7], device), axis=1), np.insert(a, 4, [5.0, 6, 7], axis=1))
+    same(
+        ember.insert(x, 0, em([1.0, 2, 3, 4], device), axis=0),
+        np.insert(a, 0, [1.0, 2, 3, 4], axis=0),
+    )
+    same(
+        ember.insert(x, [1, 3, 1], em([-1.0, -2, -3], device)),
+        np.insert(a, [1, 3, 1], [-1.0, -2, -3]),
+    )
+    same(ember.insert(x, [0, 2], 9.0, axis=1), np.insert(a, [0, 2], 9.0, axis=1))
+
+
+def test_trim_zeros(device):
+    f = np.array([0, 0, 3, 0, 5, 0])
+    for trim in ["fb", "f", "b"]:
+        same(ember.trim_zeros(em(f, device), trim), np.trim_zeros(f, trim))
+    same(ember.trim_zeros(em(np.zeros(3), device)), np.zeros(0))
+
+
+def test_copyto(device):
+    a = RNG.standard_normal((3, 4))
+    dst = em(np.zeros((3, 4)), device)
+    ember.copyto(dst, em(a[0], device))  # broadcast
+    near(dst, np.broadcast_to(a[0], (3, 4)), exact=True)
+    mask = a > 0
+    want = np.zeros((3, 4))
+    np.copyto(want, a, where=mask)
+    dst = em(np.zeros((3, 4)), device)
+    ember.copyto(dst, em(a, device), where=em(mask, device))
+    near(dst, want, exact=True)
+    i = em(np.zeros(3, np.int32), device)
+    ember.copyto(i, 7)
+    near(i, np.full(3, 7, np.int32), exact=True)
+    with pytest.raises(TypeError, match="ember.copyto: cannot cast from float64 to int32"):
+        ember.copyto(i, em(a[0, :3], device))
+    ember.copyto(i, em(a[0, :3], device), casting="unsafe")
+    near(i, a[0, :3].astype(np.int32), exact=True)
+    with pytest.raises(ValueError, match="ember.copyto: casting"):
+        ember.copyto(i, 1, casting="sometimes")

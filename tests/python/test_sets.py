@@ -191,3 +191,24 @@ def test_interp(device):
     )
     with pytest.raises(ValueError, match="ember.interp: xp and fp must be 1-D"):
         ember.interp(em(x, device), em(xp, device), em(fp[:2], device))
+
+
+def same(got, want, rtol=1e-12, dtype=True):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            same(g, w, rtol, dtype)
+        return
+    g, w = to_numpy(got), np.asarray(want)
+    if dtype:
+        assert g.dtype == w.dtype, (g.dtype, w.dtype)
+    assert g.shape == w.shape, (g.shape, w.shape)
+    if g.dtype.kind in "fc":
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+    else:
+        np.testing.assert_array_equal(g, w)
+
+
+def test_setxor1d(device):
+    a, b = np.array([1, 2, 3, 5, 5]), np.array([2, 4, 5, 7])
+    same(ember.setxor1d(em(a, device), em(b, device)), np.setxor1d(a, b))

@@ -384,3 +384,29 @@ def test_add_at_in_input_order(device, dtype):
         np.add.at(want, idx, vals)
     got = to_numpy(x)
     assert np.array_equal(bits(got), bits(want))
+
+
+def em(a, device):
+    return ember.asarray(np.asarray(a), device=device)
+
+
+def same(got, want, rtol=1e-12, dtype=True):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            same(g, w, rtol, dtype)
+        return
+    g, w = to_numpy(got), np.asarray(want)
+    if dtype:
+        assert g.dtype == w.dtype, (g.dtype, w.dtype)
+    assert g.shape == w.shape, (g.shape, w.shape)
+    if g.dtype.kind in "fc":
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+    else:
+        np.testing.assert_array_equal(g, w)
+
+
+def test_sort_complex(device):
+    z = np.array([3 + 1j, 1 - 1j, 1 - 2j, -2 + 0j])
+    same(ember.sort_complex(em(z, device)), np.sort_complex(z))
+    same(ember.sort_complex(em([3, 1, 2], device)), np.sort_complex(np.array([3, 1, 2])))

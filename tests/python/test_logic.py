@@ -1,0 +1,59 @@
+"""Logic functions (python/ember/_logic.py) against NumPy on both devices; isclose, allclose
+and array_equal are tested in test_manipulation_more.py."""
+
+from __future__ import annotations
+
+import ember
+import numpy as np
+from _helpers import to_numpy
+
+RNG = np.random.default_rng(13)
+
+
+def em(a, device):
+    return ember.asarray(np.asarray(a), device=device)
+
+
+def same(got, want, rtol=1e-12, dtype=True):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            same(g, w, rtol, dtype)
+        return
+    g, w = to_numpy(got), np.asarray(want)
+    if dtype:
+        assert g.dtype == w.dtype, (g.dtype, w.dtype)
+    assert g.shape == w.shape, (g.shape, w.shape)
+    if g.dtype.kind in "fc":
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+    else:
+        np.testing.assert_array_equal(g, w)
+
+
+A = RNG.standard_normal((4, 5))
+
+
+SPECIAL = np.array([0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 8.0, -27.0])
+
+
+def test_type_queries(device):
+    x = em(A, device)
+    assert ember.isscalar(3.0) and not ember.isscalar(em(3.0, device))
+    assert ember.iscomplexobj(em([1j], device)) and ember.isrealobj(x)
+
+
+def test_isposinf_isneginf_iscomplex_isreal(device):
+    x = em(SPECIAL, device)
+    same(ember.isposinf(x), np.isposinf(SPECIAL))
+    same(ember.isneginf(x), np.isneginf(SPECIAL))
+    z = np.array([1 + 2j, -3.0, 0.5j, 0])
+    same(ember.iscomplex(em(z, device)), np.iscomplex(z))
+    same(ember.isreal(em(z, device)), np.isreal(z))
+
+
+def test_iterable_isfortran_array_equiv(device):
+    assert ember.iterable([1]) and not ember.iterable(3)
+    assert ember.isfortran(em(np.zeros((3, 4)), device).T)
+    assert not ember.isfortran(em(np.zeros((3, 4)), device))
+    assert ember.array_equiv(em([1, 2], device), em([[1, 2], [1, 2]], device))
+    assert not ember.array_equiv(em([1, 2], device), em([1, 2, 3], device))
