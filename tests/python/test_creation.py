@@ -547,3 +547,20 @@ def test_asfortranarray(shape, device):
         assert g.strides == np.asfortranarray(a[..., ::2], dtype=np.float32).strides
     near(g, np.asfortranarray(a[..., ::2], dtype=np.float32), exact=True)
     assert ember.asfortranarray(em(2.5, device)).shape == (1,)
+
+
+def equal(got, want):
+    got = to_numpy(got)
+    assert got.shape == np.shape(want), (got.shape, np.shape(want))
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+def test_meshgrid(device, indexing):
+    x, y, z = np.arange(3.0), np.arange(4.0), np.arange(2.0)
+    for got, want in zip(
+        ember.meshgrid(em(x, device), em(y, device), em(z, device), indexing=indexing),
+        np.meshgrid(x, y, z, indexing=indexing),
+        strict=True,
+    ):
+        equal(got, want)

@@ -1,5 +1,4 @@
-"""Logic functions (python/ember/_logic.py) against NumPy on both devices; isclose, allclose
-and array_equal are tested in test_manipulation_more.py."""
+"""Logic functions (python/ember/_logic.py) against NumPy on both devices."""
 
 from __future__ import annotations
 
@@ -57,3 +56,24 @@ def test_iterable_isfortran_array_equiv(device):
     assert not ember.isfortran(em(np.zeros((3, 4)), device))
     assert ember.array_equiv(em([1, 2], device), em([[1, 2], [1, 2]], device))
     assert not ember.array_equiv(em([1, 2], device), em([1, 2, 3], device))
+
+
+def equal(got, want):
+    got = to_numpy(got)
+    assert got.shape == np.shape(want), (got.shape, np.shape(want))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_isclose_allclose_array_equal(device):
+    a = np.array([1.0, np.inf, -np.inf, np.nan, 1e-9, 100.0])
+    b = np.array([1.0 + 1e-7, np.inf, np.inf, np.nan, 0.0, 100.1])
+    for eq in (False, True):
+        equal(
+            ember.isclose(em(a, device), em(b, device), equal_nan=eq),
+            np.isclose(a, b, equal_nan=eq),
+        )
+    assert ember.allclose(em(a[:2], device), em(b[:2], device))
+    assert not ember.allclose(em(a, device), em(b, device))
+    assert ember.array_equal(em(a, device), em(a, device), equal_nan=True)
+    assert not ember.array_equal(em(a, device), em(a, device))
+    assert not ember.array_equal(em(a, device), em(a[:3], device))

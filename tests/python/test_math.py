@@ -304,3 +304,80 @@ def test_convolve_long_inputs_and_errors(device, monkeypatch):
         ember.correlate(ember.ones(3, device=device), ember.ones(2, device=device), "middle")
     with pytest.raises(ValueError, match="ember.convolve: expected 1-D"):
         ember.convolve(ember.ones((2, 2), device=device), ember.ones(2, device=device))
+
+
+def eq(got, want):
+    got, want = to_numpy(got), np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_interp(device):
+    xp = np.array([0.0, 1.0, 2.5, 4.0])
+    fp = np.array([1.0, -2.0, 0.5, 3.0])
+    x = np.array([-1.0, 0.0, 0.3, 1.0, 2.0, 2.5, 3.9, 4.0, 7.0, np.nan])
+    eq(ember.interp(em(x, device), em(xp, device), em(fp, device)), np.interp(x, xp, fp))
+    np.testing.assert_allclose(
+        to_numpy(ember.interp(em(x, device), em(xp, device), em(fp, device), left=-9, right=9)),
+        np.interp(x, xp, fp, left=-9, right=9),
+        rtol=1e-12,
+    )
+    np.testing.assert_allclose(
+        to_numpy(ember.interp(em(x[:-1] * 3, device), em(xp, device), em(fp, device), period=4.5)),
+        np.interp(x[:-1] * 3, xp, fp, period=4.5),
+        rtol=1e-12,
+    )
+    cf = fp + 1j * fp[::-1]
+    np.testing.assert_allclose(
+        to_numpy(ember.interp(em(x[:-1], device), em(xp, device), em(cf, device))),
+        np.interp(x[:-1], xp, cf),
+        rtol=1e-12,
+    )
+    eq(
+        ember.interp(em(x[:-1], device), em([1.0], device), em([5.0], device)),
+        np.interp(x[:-1], [1.0], [5.0]),
+    )
+    with pytest.raises(ValueError, match="ember.interp: xp and fp must be 1-D"):
+        ember.interp(em(x, device), em(xp, device), em(fp[:2], device))
+
+
+def equal(got, want):
+    got = to_numpy(got)
+    assert got.shape == np.shape(want), (got.shape, np.shape(want))
+    np.testing.assert_array_equal(got, want)
+
+
+A24 = np.arange(24.0).reshape(2, 3, 4)
+
+
+@pytest.mark.parametrize("n,axis", [(1, -1), (2, 1), (0, 0), (3, -1)])
+def test_diff(device, n, axis):
+    b = A24**2
+    equal(ember.diff(em(b, device), n=n, axis=axis), np.diff(b, n=n, axis=axis))
+
+
+def test_diff_prepend_append(device):
+    x = np.array([1.0, 4.0, 9.0])
+    equal(
+        ember.diff(em(x, device), prepend=0.0, append=em([20.0], device)),
+        np.diff(x, prepend=0.0, append=[20.0]),
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128", "int32"])
+def test_nan_to_num(device, dtype):
+    if np.dtype(dtype).kind == "c":
+        a = np.array([np.nan + 1j * np.inf, -np.inf + 2j, 3 - 1j * np.nan], dtype)
+    elif np.dtype(dtype).kind == "f":
+        a = np.array([np.nan, np.inf, -np.inf, 1.5], dtype)
+    else:
+        a = np.array([1, 2, 3], dtype)
+    equal(ember.nan_to_num(em(a, device)), np.nan_to_num(a))
+    if np.dtype(dtype).kind == "f":
+        equal(
+            ember.nan_to_num(em(a, device), nan=-1.0, posinf=9.0, neginf=-9.0),
+            np.nan_to_num(a, nan=-1.0, posinf=9.0, neginf=-9.0),
+        )
+        x = em(a, device)
+        assert ember.nan_to_num(x, copy=False) is x
+        equal(x, np.nan_to_num(a))

@@ -1,6 +1,5 @@
-"""Building matrices: tri, diag, diagflat, vander and the diagonal and triangle index arrays
-(python/ember/_matrices.py) against NumPy on both devices; tril/triu are tested in
-test_manipulation_more.py."""
+"""Building matrices: tri, tril, triu, diag, diagflat, vander and the diagonal and triangle index
+arrays (python/ember/_matrices.py) against NumPy on both devices."""
 
 from __future__ import annotations
 
@@ -79,3 +78,20 @@ def test_diag_and_triangle_indices(device):
 
 def test_mask_indices(device):
     same(ember.mask_indices(4, ember.triu, 1), np.mask_indices(4, np.triu, 1))
+
+
+def equal(got, want):
+    got = to_numpy(got)
+    assert got.shape == np.shape(want), (got.shape, np.shape(want))
+    np.testing.assert_array_equal(got, want)
+
+
+A24 = np.arange(24.0).reshape(2, 3, 4)
+
+
+@pytest.mark.parametrize("k", [0, 1, -1, 5])
+def test_tril_triu(device, k):
+    m = np.arange(20).reshape(4, 5)
+    equal(ember.tril(em(m, device), k=k), np.tril(m, k))
+    equal(ember.triu(em(A24, device), k=k), np.triu(A24, k))
+    assert ember.tril(em(m, device)).dtype == ember.int64

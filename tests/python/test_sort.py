@@ -410,3 +410,15 @@ def test_sort_complex(device):
     z = np.array([3 + 1j, 1 - 1j, 1 - 2j, -2 + 0j])
     same(ember.sort_complex(em(z, device)), np.sort_complex(z))
     same(ember.sort_complex(em([3, 1, 2], device)), np.sort_complex(np.array([3, 1, 2])))
+
+
+A24 = np.arange(24.0).reshape(2, 3, 4)
+
+
+@pytest.mark.parametrize("axis", [None, 0, (1, 2)])
+def test_count_nonzero(device, axis):
+    a = (A24 % 3 == 0) * A24
+    got = ember.count_nonzero(em(a, device), axis=axis)
+    want = np.count_nonzero(a, axis=axis)
+    np.testing.assert_array_equal(to_numpy(got), want)
+    assert got.dtype == ember.int64
