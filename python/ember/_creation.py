@@ -143,7 +143,6 @@ def require(a, dtype=None, requirements=None, *, like=None):
     reqs = {r.upper() for r in (requirements or [])}
     if reqs & {"F", "F_CONTIGUOUS", "FORTRAN"}:
         raise ValueError("ember.require: Fortran-ordered arrays are not supported")
-
     x = asarray(a, dtype=dtype)
     return ascontiguousarray(x) if reqs & {"C", "C_CONTIGUOUS", "CONTIGUOUS"} and x.ndim else x
 

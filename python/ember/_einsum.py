@@ -84,7 +84,6 @@ def _sizes(terms, operands):
 
 def _single(x, t, keep):
     """x with labels t: repeated labels to diagonals, labels not in `keep` summed out."""
-
     while len(set(t)) != len(t):
         c = next(c for c in t if t.count(c) > 1)
         i = t.index(c)
@@ -101,7 +100,6 @@ def _single(x, t, keep):
 
 def _contract(x, tx, y, ty, keep, sizes):
     """The product of two labelled operands, keeping the labels in `keep`."""
-
     batch = [c for c in tx if c in ty and c in keep]
     summed = [c for c in tx if c in ty and c not in keep]
     xk = [c for c in tx if c not in ty]
@@ -135,7 +133,6 @@ def _broadcast(a, shape):
 def einsum(subscripts, *operands):
     """Einstein summation, as ``numpy.einsum`` (without ``out``/``optimize``): the operands are
     contracted left to right, each pair as one batched matmul."""
-
     if not isinstance(subscripts, str):
         raise TypeError("ember.einsum: subscripts must be a string")
     if not operands:

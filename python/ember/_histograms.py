@@ -131,13 +131,11 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     """The bin edges histogram would use."""
-
     return histogram(a, bins=bins, range=range, weights=weights)[1]
 
 
 def histogram2d(x, y, bins=10, range=None, density=None, weights=None):  # noqa: A002
     """(H, xedges, yedges): the 2-D histogram of points (x, y)."""
-
     x, y = _asarray(x).reshape((-1,)), _asarray(y).reshape((-1,))
     if x.shape != y.shape:
         raise ValueError("ember.histogram2d: x and y must have the same length")
@@ -162,7 +160,6 @@ def histogram2d(x, y, bins=10, range=None, density=None, weights=None):  # noqa:
 
 def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noqa: A002
     """(H, edges): the D-dimensional histogram of N points (an (N, D) array)."""
-
     s = _asarray(sample)
     if s.ndim == 1:
         s = s[:, None]

@@ -49,7 +49,6 @@ def indices(dimensions, dtype=None, *, device=None):
         view[i] = n
         a = _core.arange(n, dtype=_core.int64 if dtype is None else dtype, device=device)
         out.append(_core.broadcast_to(a.reshape(tuple(view)), dims).copy())
-
     if not out:
         return _core.zeros((0,), dtype=_core.int64 if dtype is None else dtype, device=device)
     return stack(out)

@@ -70,14 +70,12 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 
 def trace(x, offset=0, axis1=0, axis2=1, dtype=None):
     """Sum along a diagonal (NumPy's axes; ``ember.linalg.trace`` uses the last two)."""
-
     d = diagonal(x, offset, axis1, axis2)
     return _sum(d, axis=-1, dtype=dtype)
 
 
 def vdot(a, b):
     """Dot product of the flattened arrays, conjugating the first."""
-
     a, b = _arr(a), _arr(b)
     if a.size != b.size:
         raise ValueError(f"ember.vdot: vectors have different lengths ({a.size} and {b.size})")
@@ -106,7 +104,6 @@ def _axes_pair(axes, na, nb):
 def tensordot(a, b, /, *, axes=2):
     """Sum of products over ``axes`` (an int: the last n of a with the first n of b; or two axis
     sequences), lowered to one matmul."""
-
     a, b = _arr(a), _arr(b, a)
     xa, xb = _axes_pair(axes, a.ndim, b.ndim)
     for i, j in zip(xa, xb, strict=True):
@@ -134,7 +131,6 @@ def tensordot(a, b, /, *, axes=2):
 def dot(a, b):
     """NumPy's dot: products of scalars, 1-D and 2-D as matmul, N-D over the last axis of a and
     the second-to-last of b."""
-
     a, b = _arr(a), _arr(b, a)
     if a.ndim == 0 or b.ndim == 0:
         return multiply(a, b)
@@ -152,7 +148,6 @@ def inner(a, b):
 
 def vecdot(x1, x2, /, *, axis=-1):
     """Array API vecdot: sum over ``axis`` of conj(x1) * x2, broadcasting the rest."""
-
     x1, x2 = _arr(x1), _arr(x2, x1)
     n1, n2 = x1.shape[axis] if x1.ndim else None, x2.shape[axis] if x2.ndim else None
     if x1.ndim == 0 or x2.ndim == 0 or n1 != n2:

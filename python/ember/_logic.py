@@ -130,7 +130,6 @@ def isfortran(a):
         if n != 1 and s != expected:
             return False
         expected *= n
-
     return not _is_c_contiguous(x)
 
 

@@ -61,7 +61,6 @@ __all__ = [
 def _asarray(x):
     if isinstance(x, _core.ndarray):
         return x
-
     return asarray(x)
 
 
@@ -179,7 +178,6 @@ def repeat(x, repeats, /, *, axis=None):
         shape = tuple(x.shape)
         y = _core.broadcast_to(_core.expand_dims(x, d + 1), shape[: d + 1] + (r,) + shape[d + 1 :])
         return y.reshape(shape[:d] + (n * r,) + shape[d + 1 :])
-
     counts = _np.asarray(asnumpy(repeats) if isinstance(repeats, _core.ndarray) else repeats)
     if counts.ndim != 1 or counts.shape[0] not in (1, n) or counts.dtype.kind not in "iu":
         raise ValueError(
@@ -189,7 +187,6 @@ def repeat(x, repeats, /, *, axis=None):
     if (counts < 0).any():
         raise ValueError("ember.repeat: repeats must be >= 0")
     idx = _np.repeat(_np.arange(n), _np.broadcast_to(counts, (n,)))
-
     return _core.take(x, asarray(idx, device=x.device), axis=d)
 
 

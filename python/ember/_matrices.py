@@ -45,7 +45,6 @@ def diag(v, k=0):
     on = cols - rows == k
     # the value for row r (k >= 0) or column c (k < 0): v padded at the end to length n
     pad = _core.zeros((builtins.abs(k),), dtype=v.dtype, device=v.device)
-
     vals = concat([v, pad]) if k else v
     line = vals.reshape(n, 1) if k >= 0 else vals.reshape(1, n)
     return _core.where(on, line, _core.zeros((), dtype=v.dtype, device=v.device))

@@ -144,7 +144,6 @@ def polyint(p, m=1, k=None):
 def poly(seq_of_zeros):
     """The monic polynomial with the given roots (or the characteristic polynomial of a square
     matrix)."""
-
     z = _asarray(seq_of_zeros)
     if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] > 0:
         z = _linalg_eigvals(z)

@@ -67,7 +67,6 @@ def _cumulative(fn, x, axis, dtype, include_initial, identity, who):
     shape = list(r.shape)
     shape[ax] = 1
     first = _core.full(tuple(shape), identity, dtype=r.dtype, device=r.device)
-
     return concat([first, r], axis=ax)
 
 
@@ -102,7 +101,6 @@ def argwhere(a):
     if a.ndim == 0:
         n = 1 if bool(a != 0) else 0
         return _core.zeros((n, 0), dtype=_core.int64, device=a.device)
-
     return stack(list(_core._nonzero(a)), axis=1)
 
 

@@ -229,7 +229,6 @@ def setdiff1d(ar1, ar2, assume_unique=False):
 
 def setxor1d(ar1, ar2, assume_unique=False):
     """The sorted values in exactly one of the arrays."""
-
     a = _asarray(ar1).reshape((-1,))
     b = _asarray(ar2).reshape((-1,))
     ua, ub = (a, b) if assume_unique else (unique(a), unique(b))

@@ -276,7 +276,6 @@ def average(x, axis=None, weights=None, returned=False, *, keepdims=False):
 def cov(m, y=None, rowvar=True, bias=False, ddof=None):
     """The covariance matrix of the variables in the rows (`rowvar`) or columns of `m`
     (and `y`)."""
-
     x = _asarray(m)
     if x.ndim > 2:
         raise ValueError("ember.cov: m has more than 2 dimensions")
