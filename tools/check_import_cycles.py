@@ -11,7 +11,10 @@ packages a submodule import loads implicitly are not edges: they are already bei
     python tools/check_import_cycles.py [PACKAGE_DIR]   # default: python/ember
 
 Prints each circle (a strongly connected component of the graph, or a module importing itself)
-and exits 1 when there is one.
+and exits 1 when there is one. With ``--back-imports`` it also lists, and fails on, the imports
+inside functions that reach the package's own ``__init__`` (``import ember`` or ``from . import
+name`` of a name the package defines, rather than of a module): they hide a dependency from the
+graph.
 """
 
 from __future__ import annotations
@@ -61,34 +64,61 @@ def _load_time_imports(tree: ast.Module):
             stack.extend(n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt))
 
 
+def _targets(node, name: str, path: Path, modules: dict[str, Path | None]) -> set[str]:
+    """The modules of the package that one import statement of module `name` loads."""
+    pkg_root = next(iter(modules)).split(".")[0]
+    here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = set()
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.name.split(".")[0] == pkg_root and alias.name in modules:
+                out.add(alias.name)
+        return out
+    if node.level:  # relative to the module's package
+        base = here.split(".")
+        base = base[: len(base) - (node.level - 1)]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module or ""
+    if target.split(".")[0] != pkg_root:
+        return out
+    for alias in node.names:
+        sub = f"{target}.{alias.name}"
+        if sub in modules:
+            out.add(sub)  # a submodule (its package is already being imported)
+        elif target in modules:
+            out.add(target)  # a name the module defines
+    return out
+
+
 def _edges(name: str, path: Path | None, modules: dict[str, Path | None]) -> set[str]:
     if path is None:
         return set()
-    pkg_root = next(iter(modules)).split(".")[0]
-    is_pkg = path.name == "__init__.py"
-    here = name if is_pkg else name.rpartition(".")[0]  # the package relative imports start from
     out = set()
     for node in _load_time_imports(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.split(".")[0] == pkg_root and alias.name in modules:
-                    out.add(alias.name)
-            continue
-        if node.level:
-            base = here.split(".")
-            base = base[: len(base) - (node.level - 1)]
-            target = ".".join(base + ([node.module] if node.module else []))
-        else:
-            target = node.module or ""
-        if target.split(".")[0] != pkg_root:
-            continue
-        for alias in node.names:
-            sub = f"{target}.{alias.name}"
-            if sub in modules:
-                out.add(sub)  # a submodule (its package is already being imported)
-            elif target in modules:
-                out.add(target)  # a name the module defines
+        out |= _targets(node, name, path, modules)
     return out
+
+
+def back_imports(root: Path = DEFAULT) -> list[str]:
+    """Imports inside functions that reach the package's own ``__init__`` (``import ember``,
+    ``from . import name`` of a name it defines): the way around an import order that a module
+    imported at the top would break. Each as ``path:line: statement``."""
+    modules = _modules(root)
+    pkg = root.name
+    out = []
+    for name, path in modules.items():
+        if path is None:
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        at_load = {id(n) for n in _load_time_imports(tree)}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Import | ast.ImportFrom) or id(node) in at_load:
+                continue
+            if pkg in _targets(node, name, path, modules):
+                where = path.relative_to(root.parent)
+                out.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+    return sorted(out)
 
 
 def graph(root: Path = DEFAULT) -> dict[str, set[str]]:
@@ -143,6 +173,11 @@ def cycles(g: dict[str, set[str]]) -> list[list[str]]:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("package", nargs="?", type=Path, default=DEFAULT)
+    ap.add_argument(
+        "--back-imports",
+        action="store_true",
+        help="also fail on imports inside functions that reach the package's __init__",
+    )
     args = ap.parse_args(argv)
     g = graph(args.package.resolve())
     found = cycles(g)
@@ -152,7 +187,10 @@ def main(argv=None) -> int:
         print(f"import cycle among {len(comp)} module(s): {', '.join(comp)}")
         for link in links:
             print(f"    {link}")
-    if found:
+    back = back_imports(args.package.resolve()) if args.back_imports else []
+    for line in back:
+        print(f"back-import: {line}")
+    if found or back:
         return 1
     print(f"no import cycles among the {len(g)} modules of {args.package.name}")
     return 0

@@ -77,3 +77,24 @@ def test_checker_accepts_a_layered_package(tmp_path):
     r = run(pkg)
     assert r.returncode == 0, r.stdout
     assert "no import cycles among the 4 modules of pkg" in r.stdout
+
+
+def test_checker_lists_back_imports_on_request(tmp_path):
+    pkg = tmp_path / "pkg"
+    write(
+        pkg,
+        {
+            "__init__.py": "from . import _core\nfrom .a import f\n",
+            "a.py": (
+                "def f():\n    import pkg\n\n    return pkg\n\n\n"
+                "def g():\n    from . import f, _core\n    from .a import f as h\n\n"
+                "    return f, h\n"
+            ),
+        },
+    )
+    assert run(pkg).returncode == 0  # not at import time: no circle
+    r = run(pkg, "--back-imports")
+    assert r.returncode == 1
+    assert "back-import: pkg/a.py:2: import pkg" in r.stdout
+    assert "back-import: pkg/a.py:8: from . import f, _core" in r.stdout
+    assert "a.py:9" not in r.stdout  # a module of the package, not its __init__
