@@ -1,6 +1,6 @@
 """ember.nn: Parameter, Module (registration, traversal, train/eval, to, state dicts through
 ember.save/ember.load, repr), containers, layers against NumPy, layer errors, ember.nn.init,
-ember.nn.utils; gradients (once autograd exists) and PyTorch comparisons (where torch is)."""
+ember.nn.utils; gradients and PyTorch comparisons (where torch is)."""
 
 from __future__ import annotations
 

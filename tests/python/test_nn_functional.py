@@ -1,6 +1,6 @@
 """ember.nn.functional against NumPy references (values on every device), bad input, gradients
-against central finite differences in float64 (once autograd exists), and PyTorch's values and
-gradients where torch is installed."""
+against central finite differences in float64, and PyTorch's values and gradients where torch is
+installed."""
 
 from __future__ import annotations
 
