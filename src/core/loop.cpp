@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/internal.hpp"
+#include "ember/launch.hpp"
 
 namespace ember::detail {
 
@@ -34,23 +35,10 @@ backend::Loop make_loop(const Array* const* ops, int nops, int order_by) {
         l.data[k] = ops[k]->data();
         l.dtype[k] = ops[k]->dtype();
     }
-    // Merge dim perm[i] into the current innermost group when contiguous for every operand.
-    for (int i = 0; i < n; ++i) {
-        const int64_t d = perm[i];
-        const int64_t extent = shape[size_t(d)];
-        if (!l.shape.empty()) {
-            bool merge = true;
-            for (int k = 0; k < l.nops && merge; ++k)
-                merge = ops[k]->strides()[size_t(d)] == l.strides[k].back() * l.shape.back();
-            if (merge) {
-                l.shape.back() *= extent;
-                continue;
-            }
-        }
-        l.shape.push_back(extent);
-        for (int k = 0; k < l.nops; ++k)
-            l.strides[k].push_back(ops[k]->strides()[size_t(d)]);
-    }
+    // Merge neighbours contiguous in every operand (the rule user kernels share, ember/launch.hpp).
+    collapse_dims(
+        shape, perm, n, l.nops, [&](int k, int64_t d) { return ops[k]->strides()[size_t(d)]; },
+        l.shape, l.strides);
     return l;
 }
 

@@ -93,5 +93,6 @@ void bind_array_autograd(nb::class_<Array>& cls);
 void bind_optim(nb::module_& m);
 void bind_sort(nb::module_& m);
 void bind_scan(nb::module_& m);
+void bind_kernel_support(nb::module_& m);
 
 }  // namespace ember::python

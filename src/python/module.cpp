@@ -217,6 +217,7 @@ NB_MODULE(_core, m) {
     bind_sort(m);
     bind_scan(m);
     bind_kernels(m);
+    bind_kernel_support(m);
     bind_interop(m);
 
     m.attr("__version__") = ember::version;

@@ -8,13 +8,6 @@ import numpy as np
 import pytest
 from _helpers import to_numpy
 
-HAS_AUTOGRAD = hasattr(ember.ndarray, "requires_grad")
-
-needs_autograd = pytest.mark.skipif(
-    not hasattr(ember.ndarray, "requires_grad"),
-    reason="ember autograd is not built yet (ember.ndarray has no requires_grad)",
-)
-
 
 # Imported by the nn/optim test modules, where it is autouse.
 @pytest.fixture(autouse=True)
@@ -32,12 +25,7 @@ def em(a, device="cpu", dtype=None):
 
 
 def no_grad():
-    f = getattr(ember, "no_grad", None)
-    if f is not None:
-        return f()
-    from ember.nn._grad_mode import no_grad as ng
-
-    return ng()
+    return ember.no_grad()
 
 
 def gradcheck(fn, inputs, *, wrt=None, device="cpu", eps=1e-6, rtol=1e-5, atol=1e-7, seed=0):

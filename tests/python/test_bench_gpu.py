@@ -13,11 +13,11 @@ REASON = cuda_unavailable_reason()
 
 
 def test_module_imports_and_the_flag_exists():
-    from ember.bench import _cli, _gpu, _gpu_arrays, _gpu_numeric, _gpu_train
+    from ember.bench import _cli, _gpu, _gpu_arrays, _gpu_memory, _gpu_numeric, _gpu_train
 
     assert callable(_gpu.main) and callable(_gpu.child_main)
     assert callable(_gpu_arrays.array_cases) and callable(_gpu_numeric.random_cases)
-    assert callable(_gpu_train.train_cases)
+    assert callable(_gpu_train.train_cases) and callable(_gpu_memory.memory_cases)
     assert _cli.parser().parse_args(["--gpu", "--quick"]).gpu
 
 
@@ -64,7 +64,7 @@ def test_train_step_case_runs_on_the_cpu():
     assert t > 0 and host >= 0
 
 
-# ---- the "interop, kernels, graphs" section (issue 7) ---------------------------------------
+# ---- the "interop, kernels, graphs" section: RawKernel launch, DLPack, CUDA graph targets ---
 
 
 def _nvrtc_reason():
@@ -207,11 +207,11 @@ def test_graph_replay_check_catches_a_replay_that_does_not_rerun_the_ops():
 def test_graph_case_without_the_graph_api_is_n_a_not_an_error():
     import types
 
-    from ember.bench import _gpu
+    from ember.bench import _gpu_common
     from ember.bench import _gpu_interop as gi
 
     lib = _CpuEmber(types.SimpleNamespace(cuda=types.SimpleNamespace()))
-    rows = gi.graph_cases({"ember": lib}, _gpu.QUICK, lambda msg: None)
+    rows = gi.graph_cases({"ember": lib}, _gpu_common.QUICK, lambda msg: None)
     assert len(rows) == 1 and rows[0].status == "n/a" and "ember.cuda.graph" in rows[0].detail
 
 
@@ -278,7 +278,7 @@ def test_floor_row_shows_the_cpp_add_loop_beside_the_bare_launch():
 
 
 def test_cpp_loops_are_timed_in_the_libraries_interleaved_rounds():
-    from ember.bench import _gpu
+    from ember.bench import _gpu_common as common
 
     order = []
 
@@ -299,11 +299,11 @@ def test_cpp_loops_are_timed_in_the_libraries_interleaved_rounds():
         raise RuntimeError("no driver")
 
     plan = type("Plan", (), {"calls": 2, "call_rounds": 3})()
-    work = [(Lib(), op), (_gpu.CppLoop(_gpu.BARE_LAUNCH, floor), None)]
-    work.append((_gpu.CppLoop(_gpu.CPP_ADD, broken), None))
-    times = _gpu.time_calls(work, plan)
-    assert times[_gpu.BARE_LAUNCH] == 2.5e-6 and isinstance(times["ember"], float)
-    assert "no driver" in times[_gpu.CPP_ADD]
+    work = [(Lib(), op), (common.CppLoop(common.BARE_LAUNCH, floor), None)]
+    work.append((common.CppLoop(common.CPP_ADD, broken), None))
+    times = common.time_calls(work, plan)
+    assert times[common.BARE_LAUNCH] == 2.5e-6 and isinstance(times["ember"], float)
+    assert "no driver" in times[common.CPP_ADD]
     # the floor's rounds alternate with ember's, in alternating order (a failed loop drops out)
     e, f = ["ember"] * 2, ["floor 2"]
     assert order == e + f + f + e + e + f

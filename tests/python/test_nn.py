@@ -1,6 +1,6 @@
 """ember.nn: Parameter, Module (registration, traversal, train/eval, to, state dicts through
 ember.save/ember.load, repr), containers, layers against NumPy, layer errors, ember.nn.init,
-ember.nn.utils; gradients (once autograd exists) and PyTorch comparisons (where torch is)."""
+ember.nn.utils; gradients and PyTorch comparisons (where torch is)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import ember.nn.functional as F
 import numpy as np
 import pytest
 from _helpers import to_numpy
-from _nn_helpers import _cpu_by_default, em, gradcheck, needs_autograd, no_grad  # noqa: F401
+from _nn_helpers import _cpu_by_default, em, gradcheck, no_grad  # noqa: F401
 from ember import nn
 from ember.nn import init
 
@@ -67,7 +67,6 @@ def test_parameter_deepcopy_is_independent():
     assert float(p[0]) == 1.0
 
 
-@needs_autograd
 def test_parameter_is_a_fresh_leaf():
     x = ember.ones(3)
     x.requires_grad_(True)
@@ -866,7 +865,6 @@ def test_init_generator_reproducible():
         init.normal_(a, generator=3)
 
 
-@needs_autograd
 def test_init_on_parameters_is_not_recorded():
     p = nn.Parameter(ember.ones((3, 3)))
     init.xavier_uniform_(p)
@@ -897,7 +895,6 @@ def test_clip_grad_norm_and_value():
 # ---------------------------------------------------------------------------------------------
 
 
-@needs_autograd
 @pytest.mark.parametrize(
     "make, shape",
     [
@@ -953,7 +950,6 @@ def test_layer_gradients(device, make, shape):
         np.testing.assert_allclose(g, num, rtol=1e-5, atol=1e-7)
 
 
-@needs_autograd
 def test_training_reduces_loss_and_buffers_untracked():
     ember.random.seed(1)
     model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.BatchNorm1d(16), nn.Linear(16, 3))
@@ -973,7 +969,6 @@ def test_training_reduces_loss_and_buffers_untracked():
     assert all(p.is_leaf for p in model.parameters())
 
 
-@needs_autograd
 def test_embedding_layer_padding_gradient():
     m = nn.Embedding(4, 2, padding_idx=0, dtype=ember.float64)
     m(em([[0, 1, 0, 3]])).sum().backward()

@@ -1,6 +1,6 @@
 """ember.nn.functional against NumPy references (values on every device), bad input, gradients
-against central finite differences in float64 (once autograd exists), and PyTorch's values and
-gradients where torch is installed."""
+against central finite differences in float64, and PyTorch's values and gradients where torch is
+installed."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import ember.nn.functional as F
 import numpy as np
 import pytest
 from _helpers import to_numpy
-from _nn_helpers import _cpu_by_default, em, gradcheck, needs_autograd, to_torch  # noqa: F401
+from _nn_helpers import _cpu_by_default, em, gradcheck, to_torch  # noqa: F401
 
 try:
     from scipy.special import erfc as _erfc
@@ -772,14 +772,12 @@ GRAD_CASES = {
 }
 
 
-@needs_autograd
 @pytest.mark.parametrize("name", list(GRAD_CASES))
 def test_gradients_finite_differences(device, name):
     fn, make = GRAD_CASES[name]
     gradcheck(fn, make(), device=device)
 
 
-@needs_autograd
 def test_gradcheck_catches_a_wrong_gradient():
     # the checker itself: a function whose recorded gradient is wrong (half of it detached)
     from ember.nn._grad_mode import detach
@@ -788,7 +786,6 @@ def test_gradcheck_catches_a_wrong_gradient():
         gradcheck(lambda x: x * detach(x), [_x()])
 
 
-@needs_autograd
 def test_gradients_at_kinks_match_pytorch_convention():
     # relu'(0) = 0; leaky_relu'(0) = slope; sigmoid'(0) = 1/4; softplus'(0) = 1/2
     for f, expected in (
@@ -806,7 +803,6 @@ def test_gradients_at_kinks_match_pytorch_convention():
         assert to_numpy(x.grad)[0] == pytest.approx(expected, abs=1e-12)
 
 
-@needs_autograd
 def test_no_nan_gradients_at_extremes():
     x = em([-1e4, -800.0, 0.0, 800.0, 1e4])
     for f in (F.sigmoid, F.softplus, F.logsigmoid, F.silu, F.gelu, lambda t: F.softmax(t, 0)):
@@ -824,7 +820,6 @@ def test_no_nan_gradients_at_extremes():
     assert np.all(np.isfinite(to_numpy(p.grad)))
 
 
-@needs_autograd
 def test_cross_entropy_minus_inf_logit_gradient():
     x = em([[-np.inf, 0.0, 1.0]])
     x.requires_grad_(True)
@@ -833,7 +828,6 @@ def test_cross_entropy_minus_inf_logit_gradient():
     assert g[0, 0] == 0.0 and np.all(np.isfinite(g))
 
 
-@needs_autograd
 def test_embedding_padding_idx_gets_no_gradient():
     w = em(rng(31).standard_normal((5, 2)))
     w.requires_grad_(True)

@@ -11,7 +11,7 @@ import ember
 import numpy as np
 import pytest
 from _helpers import to_numpy
-from _nn_helpers import _cpu_by_default, needs_autograd  # noqa: F401
+from _nn_helpers import _cpu_by_default  # noqa: F401
 from ember import nn
 from ember.optim import SGD, Adagrad, Adam, AdamW, RMSprop, lr_scheduler
 
@@ -419,7 +419,6 @@ def test_repr():
 # ---------------------------------------------------------------------------------------------
 
 
-@needs_autograd
 @pytest.mark.parametrize(
     "cls, kw",
     [
@@ -454,7 +453,6 @@ def test_minimizes_least_squares(device, cls, kw):
     assert x.is_leaf and x.grad_fn is None
 
 
-@needs_autograd
 def test_step_is_not_recorded():
     p = nn.Parameter(ember.ones(3))
     opt = Adam([p], lr=0.1)

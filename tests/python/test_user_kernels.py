@@ -228,6 +228,51 @@ def test_reduction_argument_checks():
 # ---- code generation, compiled by NVRTC (no GPU needed) ------------------------------------
 
 
+def _collapse_oracle(shape, strides):
+    """Size-1 dims dropped, neighbours contiguous in every operand merged, C order: the rule the
+    generated kernels index with, written out plainly."""
+    out_shape, out_strides = [], [[] for _ in strides]
+    for d in range(len(shape)):
+        if shape[d] == 1:
+            continue
+        pairs = list(zip(out_strides, strides, strict=True))
+        if out_shape and all(o[-1] == s[d] * shape[d] for o, s in pairs):
+            out_shape[-1] *= shape[d]
+            for o, s in pairs:
+                o[-1] = s[d]
+            continue
+        out_shape.append(shape[d])
+        for o, s in pairs:
+            o.append(s[d])
+    return out_shape, out_strides
+
+
+def test_dimension_collapsing_is_the_core_rule():
+    # the generated kernels take their collapsed geometry from the C++ core's collapse_dims
+    from ember._kernels._launch import _collapse
+
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        nd = int(rng.integers(0, 6))
+        shape = [int(v) for v in rng.choice([0, 1, 2, 3, 4], nd)]
+        strides = []
+        for _ in range(int(rng.integers(0, 4))):
+            kind = rng.integers(0, 3)
+            if kind == 0:  # C-contiguous
+                st, acc = [], 1
+                for n in reversed(shape):
+                    st.insert(0, acc)
+                    acc *= n
+            elif kind == 1:  # broadcast along random dims
+                st = [int(v) for v in rng.choice([0, 1, 3, 12], nd)]
+            else:
+                st = [int(v) for v in rng.integers(-20, 20, nd)]
+            strides.append(st)
+        want = _collapse_oracle(shape, strides)
+        assert tuple(_collapse(shape, strides)) == tuple(want), (shape, strides)
+        assert _collapse(shape, strides, reduce_dims=False) == (shape, strides)
+
+
 @needs_nvrtc
 def test_raw_kernel_compiles_and_reports_errors():
     assert len(ember.RawKernel(VEC_ADD, "vec_add")._compile(90)) > 0

@@ -9,6 +9,8 @@ import platform
 import sys
 import time
 
+import ember
+
 from . import _memory, _report
 from ._cases import cases as all_cases
 from ._libs import discover
@@ -70,8 +72,6 @@ def main(argv=None) -> int:
         if not names:
             print(f"no case matches --filter {args.filter!r}", file=sys.stderr)
             return 2
-
-    import ember
 
     device = args.device or _default_device(ember)
     if device.startswith("cuda"):

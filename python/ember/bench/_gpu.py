@@ -16,37 +16,60 @@ Compares ember with CuPy and PyTorch (each optional) in the same process, on the
 
 GB/s = 1e9 bytes (read + written) per second. Without a usable GPU it prints one line saying it is
 skipped and why, and returns 0.
+
+This module runs cases 1-6 and the whole benchmark (``main``); the memory cases are in
+``_gpu_memory``, the other sections in ``_gpu_numeric`` (matmul, random, FFT), ``_gpu_train``,
+``_gpu_arrays`` (sort, mask, unique) and ``_gpu_interop`` (custom kernels, DLPack, CUDA graphs);
+``_gpu_common`` holds what they share (plans, libraries, the result row, the timing helpers).
 """
 
 from __future__ import annotations
 
-import abc
 import gc
+import importlib.util
 import json
 import math
 import os
 import platform
-import random
 import subprocess
 import sys
 import tempfile
 import time
-import timeit
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ._libs import Lib
-from ._report import _table, fmt_bytes, fmt_time, write_json
+import ember
+
+from . import _gpu_arrays, _gpu_interop, _gpu_numeric, _gpu_train
+from ._gpu_common import (
+    BARE_LAUNCH,
+    CPP_ADD,
+    FULL,
+    QUICK,
+    SEED,
+    GiB,
+    GpuLib,
+    Plan,
+    Row,
+    _spin_host,
+    _verdict,
+    discover,
+    launch_floors,
+    release_all,
+    statement_timer,
+    table,
+    time_calls,
+    time_kernels,
+)
+from ._gpu_memory import memory_cases
+from ._report import fmt_time, write_json
 from ._runner import _error, stderr_log
 
 N = 1 << 28  # elements of the 1 GiB float32 operands
 ROWS, COLS = 65536, 4096  # the reduced 2-D array (also 2^28 elements)
-GiB = 1 << 30
-MiB = 1 << 20
 
 COPY_FRACTION = 0.97  # a + b and the sums: of the reference copy bandwidth
 HOST_OVERHEAD_S = 4.2e-6  # per call of x + x on a 1-element array
@@ -54,334 +77,6 @@ OVER_LAUNCH_S = 0.6e-6  # ... and over a bare cuLaunchKernel measured in the sam
 COLD_S = 150e-3  # first call, kernel compiled
 DISK_S = 2e-3  # first call, kernel loaded from the disk cache
 TRANSFER_FRACTION = 0.80  # host<->device: of PyTorch's bandwidth
-RESERVED_RATIO = 1.25  # mixed workload: reserved / peak allocated
-EMPTIED_FRACTION, EMPTIED_BYTES = 0.01, 64 * MiB  # reserved after empty_cache(): either bound
-
-MIXED_STEPS = 2000
-MIXED_CAP = 2 * GiB
-MIXED_MIN, MIXED_MAX = 1 << 10, 256 * MiB
-SEED = 1234
-
-
-@dataclass(frozen=True)
-class Plan:
-    """Repetition counts (the sizes are the same in both plans)."""
-
-    rounds: int  # timed rounds of each kernel per library; the best round counts
-    reps: int  # kernel calls between the two events of one round
-    calls: int  # calls per round of the host-overhead loops
-    call_rounds: int
-    transfer_rounds: int
-
-
-FULL = Plan(rounds=10, reps=20, calls=20_000, call_rounds=5, transfer_rounds=5)
-QUICK = Plan(rounds=3, reps=10, calls=5_000, call_rounds=3, transfer_rounds=3)
-
-
-# ---- libraries ------------------------------------------------------------------------------
-
-
-class GpuLib(Lib):
-    """One library on the current CUDA device: data in and out (``put``/``get`` of Lib), its own
-    stream's synchronization and events."""
-
-    device = "cuda"
-
-    @abc.abstractmethod
-    def sync(self) -> None:
-        """Implemented by each library."""
-
-    @abc.abstractmethod
-    def event(self) -> Any:
-        """A timing event; ``record()`` puts it on the library's current stream."""
-
-    @abc.abstractmethod
-    def elapsed_s(self, start, end) -> float:
-        """Implemented by each library."""
-
-    def copy(self, x):
-        return x.copy()
-
-    def sum(self, x, axis=None):
-        return x.sum() if axis is None else x.sum(axis=axis)
-
-    def sin(self, x):
-        return self.xp.sin(x)
-
-    @abc.abstractmethod
-    def release(self) -> None:
-        """Gives the library's cached device memory back to the driver."""
-
-
-class EmberGpu(GpuLib):
-    name = "ember"
-
-    def __init__(self, ember):
-        self.xp = ember
-        self.cuda = ember.cuda
-
-    def put(self, a):
-        return self.xp.asarray(a, device="cuda")
-
-    def get(self, x):
-        return self.xp.asnumpy(x)
-
-    def sync(self):
-        # ember's ops run on its own non-blocking stream: torch's or CuPy's synchronize of
-        # their stream would not wait for them.
-        self.cuda.synchronize()
-
-    def event(self):
-        return self.cuda.Event(enable_timing=True)
-
-    def elapsed_s(self, start, end):
-        end.synchronize()
-        return start.elapsed_time(end) / 1e3
-
-    def release(self):
-        self.cuda.empty_cache()
-
-
-class TorchGpu(GpuLib):
-    name = "torch"
-
-    def __init__(self, torch):
-        self.xp = torch
-
-    def version(self):
-        return f"{self.xp.__version__} (CUDA {self.xp.version.cuda})"
-
-    def put(self, a):
-        return self.xp.from_numpy(a).to("cuda")
-
-    def get(self, x):
-        return x.to("cpu").numpy()
-
-    def sync(self):
-        self.xp.cuda.synchronize()
-
-    def event(self):
-        return self.xp.cuda.Event(enable_timing=True)
-
-    def elapsed_s(self, start, end):
-        end.synchronize()
-        return start.elapsed_time(end) / 1e3
-
-    def copy(self, x):
-        return x.clone()
-
-    def sum(self, x, axis=None):
-        return x.sum() if axis is None else x.sum(dim=axis)
-
-    def release(self):
-        self.xp.cuda.empty_cache()
-
-
-class CupyGpu(GpuLib):
-    name = "cupy"
-
-    def __init__(self, cupy):
-        self.xp = cupy
-
-    def put(self, a):
-        return self.xp.asarray(a)
-
-    def get(self, x):
-        return self.xp.asnumpy(x)
-
-    def sync(self):
-        self.xp.cuda.Device().synchronize()
-
-    def event(self):
-        return self.xp.cuda.Event()
-
-    def elapsed_s(self, start, end):
-        end.synchronize()
-        return self.xp.cuda.get_elapsed_time(start, end) / 1e3
-
-    def release(self):
-        self.xp.get_default_memory_pool().free_all_blocks()
-
-
-def discover(ember) -> tuple[list[GpuLib], list[str]]:
-    """ember, then PyTorch and CuPy where they can use the GPU; notes on those left out."""
-    libs: list[GpuLib] = [EmberGpu(ember)]
-    notes: list[str] = []
-    try:
-        import torch
-    except Exception as e:  # absent or broken: compared without it
-        notes.append(f"torch: not importable ({_error(e)})")
-    else:
-        if torch.cuda.is_available():
-            libs.append(TorchGpu(torch))
-        else:
-            notes.append("torch: installed, but torch.cuda.is_available() is False")
-    try:
-        import cupy
-
-        if cupy.cuda.runtime.getDeviceCount() < 1:
-            raise RuntimeError("no CUDA device")
-        cupy.empty(1, dtype=cupy.float32)
-    except Exception as e:  # absent or unusable: compared without it
-        notes.append(f"cupy: not usable ({_error(e)})")
-    else:
-        libs.append(CupyGpu(cupy))
-    return libs, notes
-
-
-# ---- results --------------------------------------------------------------------------------
-
-
-@dataclass
-class Row:
-    case: str
-    lib: str
-    measured: str = "-"  # time per call, or bytes for the memory cases
-    gb_per_s: float | None = None
-    detail: str = ""  # ratio against the reference, or what was checked
-    target: str = ""
-    status: str = ""  # PASS / FAIL / WRONG / ERROR on ember's rows with a target
-    data: dict = field(default_factory=dict)  # the numbers behind the row, for --json
-
-
-def release_all(libs) -> None:
-    """Waits for each library's queued work and gives back its cached device memory; a broken
-    library does not stop the cleanup of the others (its rows already carry the error)."""
-    for lib in libs:
-        try:
-            lib.sync()
-            lib.release()
-        except Exception:
-            pass
-
-
-def _verdict(ok: bool) -> str:
-    return "PASS" if ok else "FAIL"
-
-
-def _fmt_gbps(g: float | None) -> str:
-    return "-" if g is None else f"{g:,.0f}" if g >= 100 else f"{g:.1f}"
-
-
-def table(rows: list[Row]) -> str:
-    header = ["case", "lib", "measured", "GB/s", "ratio / detail", "target", "status"]
-    cells = [
-        [r.case, r.lib, r.measured, _fmt_gbps(r.gb_per_s), r.detail, r.target or "-", r.status]
-        for r in rows
-    ]
-    return _table(header, cells, {2, 3})
-
-
-# ---- timing ---------------------------------------------------------------------------------
-
-
-def _interleaved(work: list[tuple[GpuLib, Callable]], rounds: int, one_round) -> dict:
-    """Best of ``rounds`` results of ``one_round(lib, fn)`` (seconds) per library, or the error
-    that stopped it. Rounds alternate between the libraries, in alternating order, so that drift
-    in clock speed or temperature during a case affects all of them alike."""
-    best: dict[str, float | str] = {lib.name: math.inf for lib, _ in work}
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for r in range(rounds):
-            for lib, fn in work if r % 2 == 0 else reversed(work):
-                if isinstance(best[lib.name], str):
-                    continue
-                try:
-                    best[lib.name] = min(best[lib.name], one_round(lib, fn))
-                except Exception as e:  # this library stops; the others go on
-                    best[lib.name] = "while timing: " + _error(e)
-    finally:
-        if was_enabled:
-            gc.enable()
-    return best
-
-
-def time_kernels(work: list[tuple[GpuLib, Callable]], plan: Plan) -> dict:
-    """Device time per call of each fn: after two warm-up calls, each round times ``plan.reps``
-    back-to-back calls between two CUDA events recorded on the library's own current stream
-    (ember's events for ember, torch.cuda.Event, cupy.cuda.Event), which measures the kernels
-    and not the Python launch; the best round counts."""
-
-    best: dict[str, float | str] = {}
-    ready = []
-    for lib, fn in work:
-        try:
-            fn()
-            fn()
-            lib.sync()
-            ready.append((lib, fn))
-        except Exception as e:  # this library is left out of the timing
-            best[lib.name] = "warm-up: " + _error(e)
-
-    def one_round(lib, fn):
-        start, end = lib.event(), lib.event()
-        start.record()
-        for _ in range(plan.reps):
-            fn()
-        end.record()
-        return lib.elapsed_s(start, end) / plan.reps
-
-    best.update(_interleaved(ready, plan.rounds, one_round))
-    return best
-
-
-class CppLoop:
-    """A C++ loop that times itself (``seconds_per_call(calls)``, synchronized before and after),
-    given to :func:`time_calls` as a library: its rounds interleave with the libraries' Python
-    loops, so that the host's drift during a case moves the floor and the ops alike."""
-
-    def __init__(self, name: str, seconds_per_call: Callable[[int], float]):
-        self.name = name
-        self.seconds_per_call = seconds_per_call
-
-    def sync(self) -> None:
-        pass
-
-
-BARE_LAUNCH = "bare cuLaunchKernel"  # the CppLoop names in time_calls' results
-CPP_ADD = "C++ ember::add"
-
-
-def launch_floors(with_add: bool = False) -> list[tuple[CppLoop, None]]:
-    """time_calls work items for the bare cuLaunchKernel loop (the floor of any op) and, where this
-    build has it and ``with_add``, ember::add(x, x) in a C++ loop (the op without Python)."""
-    import ember
-
-    core = ember.cuda._c
-    work = [(CppLoop(BARE_LAUNCH, core._bare_launch_seconds), None)]
-    add = getattr(core, "_add_loop_seconds", None)
-    if with_add and add is not None:
-        work.append((CppLoop(CPP_ADD, add), None))
-    return work
-
-
-def time_calls(work: list[tuple[GpuLib | CppLoop, Callable | None]], plan: Plan) -> dict:
-    """Host time per call: ``plan.calls`` calls in a Python loop, then a synchronize, over the
-    wall clock, divided by the number of calls; the best round counts. A work item is a callable
-    or a statement string run by :mod:`timeit` with ``x`` bound as a local (``"x + x"``), so that
-    the loop adds no Python function call of its own to the op's cost; or a CppLoop (no fn)."""
-
-    def one_round(lib, fn):
-        if isinstance(lib, CppLoop):
-            return lib.seconds_per_call(plan.calls)
-        lib.sync()
-        t0 = time.perf_counter()
-        if isinstance(fn, timeit.Timer):
-            fn.timeit(plan.calls)
-        else:
-            for _ in range(plan.calls):
-                fn()
-        lib.sync()
-        return (time.perf_counter() - t0) / plan.calls
-
-    return _interleaved(work, plan.call_rounds, one_round)
-
-
-def statement_timer(stmt: str, **names) -> timeit.Timer:
-    """A timeit.Timer running ``stmt`` with ``names`` as locals of its loop."""
-    setup = "; ".join(f"{k} = _names[{k!r}]" for k in names) or "pass"
-    return timeit.Timer(stmt, setup=setup, globals={"_names": names})
 
 
 # ---- cases 1-3: bandwidth of copy, a + b and sums -------------------------------------------
@@ -606,14 +301,6 @@ def host_overhead_cases(libs, plan, log) -> list[Row]:
     return rows
 
 
-def _spin_host(seconds: float) -> None:
-    """Keeps this thread busy for `seconds` (raises the CPU's clock before host-time cases)."""
-    end = time.perf_counter() + seconds
-    x = 0
-    while time.perf_counter() < end:
-        x += 1
-
-
 def _floor_row(case: str, e, floor: float | str, cpp_add: float | str | None = None) -> Row:
     """The op's host time over the bare launch's, both timed in the same interleaved rounds
     (floor and cpp_add are seconds per call, or the error that stopped their loops)."""
@@ -647,8 +334,6 @@ def _stats_delta(s0: dict, s1: dict) -> dict:
 
 
 def _child_ember() -> dict:
-    import ember
-
     cuda = ember.cuda
     # Warm-up: the context, the pool, the compiler library and a first kernel are not what the
     # case measures.
@@ -890,98 +575,6 @@ def transfer_cases(libs, plan, host, log) -> list[Row]:
     return rows
 
 
-# ---- case 7: memory -------------------------------------------------------------------------
-
-
-def memory_cases(ember, log) -> list[Row]:
-    cuda = ember.cuda
-    rows = []
-    gc.collect()
-    cuda.synchronize()
-    cuda.empty_cache()
-
-    # (a) An op allocates only its output (no temporaries from the pool).
-    log("memory: a + b allocates only its output")
-    case = "memory: a + b 2^24 f32, extra"
-    row = Row(case, "ember", target="== output")
-    try:
-        a = ember.ones(1 << 24, dtype=ember.float32, device="cuda")
-        b = ember.ones(1 << 24, dtype=ember.float32, device="cuda")
-        warm = a + b  # warm-up: the kernel is compiled or loaded outside the measurement
-        del warm
-        cuda.synchronize()
-        cuda.reset_peak_memory_stats()
-        before = cuda.memory_allocated()
-        c = a + b
-        cuda.synchronize()
-        extra = cuda.max_memory_allocated() - before
-        held = cuda.memory_allocated() - before
-        row.measured = fmt_bytes(extra)
-        row.detail = f"output {fmt_bytes(c.nbytes)}, held after {fmt_bytes(held)}"
-        row.data.update(extra_bytes=extra, output_bytes=c.nbytes, held_after_bytes=held)
-        row.status = _verdict(extra == c.nbytes and held == c.nbytes)
-        del a, b, c
-    except Exception as e:  # the row says what failed
-        row.detail, row.status, row.data["error"] = _error(e)[:60], "ERROR", _error(e)
-    rows.append(row)
-
-    # (b) Mixed sizes: the pool's reserve stays close to the peak of live bytes.
-    log("memory: mixed-size workload")
-    ratio_row = Row("memory: mixed sizes, reserved / peak", "ember", target=f"<= {RESERVED_RATIO}")
-    empty_row = Row(
-        "memory: mixed sizes, after empty_cache()",
-        "ember",
-        target=f"<= {EMPTIED_FRACTION:.0%} of peak or {EMPTIED_BYTES // MiB} MiB",
-    )
-    try:
-        gc.collect()
-        cuda.synchronize()
-        cuda.empty_cache()
-        cuda.reset_peak_memory_stats()
-        rng = random.Random(SEED)
-        lo, hi = math.log(MIXED_MIN), math.log(MIXED_MAX)
-        live: list = []
-        live_bytes = peak_live = 0
-        for _ in range(MIXED_STEPS):
-            nbytes = int(math.exp(rng.uniform(lo, hi)))
-            # Drop random older arrays until the new one fits under the cap.
-            while live and live_bytes + nbytes > MIXED_CAP:
-                live_bytes -= live.pop(rng.randrange(len(live))).nbytes
-            live.append(ember.empty(max(1, nbytes // 4), dtype=ember.float32, device="cuda"))
-            live_bytes += live[-1].nbytes
-            peak_live = max(peak_live, live_bytes)
-        cuda.synchronize()
-        stats = cuda.memory_stats()
-        peak, reserved = stats["peak_allocated_bytes"], stats["reserved_bytes"]
-        ratio = reserved / peak
-        ratio_row.measured = fmt_bytes(reserved)
-        ratio_row.detail = f"{ratio:.3f} (peak allocated {fmt_bytes(peak)})"
-        ratio_row.status = _verdict(round(ratio, 3) <= RESERVED_RATIO)
-        ratio_row.data.update(
-            steps=MIXED_STEPS,
-            cap_bytes=MIXED_CAP,
-            reserved_bytes=reserved,
-            peak_allocated_bytes=peak,
-            peak_reserved_bytes=stats["peak_reserved_bytes"],
-            peak_live_bytes_counted=peak_live,
-            ratio=ratio,
-        )
-        del live
-        gc.collect()
-        cuda.empty_cache()
-        after = cuda.memory_reserved()
-        empty_row.measured = fmt_bytes(after)
-        empty_row.detail = f"{after / peak:.2%} of peak"
-        empty_row.data.update(reserved_bytes=after, peak_allocated_bytes=peak)
-        empty_row.status = _verdict(after <= max(EMPTIED_FRACTION * peak, EMPTIED_BYTES))
-    except Exception as e:  # the rows say what failed
-        for row in (ratio_row, empty_row):
-            if not row.status:
-                row.detail, row.status, row.data["error"] = _error(e)[:60], "ERROR", _error(e)
-    rows += [ratio_row, empty_row]
-    return rows
-
-
 # ---- the run --------------------------------------------------------------------------------
 
 
@@ -1027,8 +620,6 @@ def _unavailable(ember) -> str | None:
 
 
 def main(*, quick: bool = False, json_path: str | None = None, only: str | None = None) -> int:
-    import ember
-
     global _ONLY
     _ONLY = only
 
@@ -1039,8 +630,6 @@ def main(*, quick: bool = False, json_path: str | None = None, only: str | None 
     cuda = ember.cuda
     # The first-call cases run child processes, so they go first, while this process holds no
     # CUDA context: some machines admit one process with a context per GPU at a time.
-    import importlib.util
-
     t0 = time.perf_counter()
     names = ["ember"] + (["cupy"] if importlib.util.find_spec("cupy") else [])
     first_rows: list[Row] = []
@@ -1079,19 +668,11 @@ def main(*, quick: bool = False, json_path: str | None = None, only: str | None 
 
     _section(rows, "bandwidth", bandwidth)
     _section(rows, "host overhead", lambda: host_overhead_cases(libs, plan, _log))
-    from . import _gpu_numeric
-
     _section(rows, "matmul", lambda: _gpu_numeric.matmul_cases(libs, plan, _log))
     _section(rows, "random", lambda: _gpu_numeric.random_cases(libs, plan, _log))
     _section(rows, "fft", lambda: _gpu_numeric.fft_cases(libs, plan, _log))
-    from . import _gpu_train
-
     _section(rows, "train step", lambda: _gpu_train.train_cases(libs, plan, _log))
-    from . import _gpu_arrays
-
     _section(rows, "sort, mask, unique", lambda: _gpu_arrays.array_cases(libs, plan, _log))
-    from . import _gpu_interop
-
     _section(rows, "interop, kernels, graphs", lambda: _gpu_interop.interop_cases(libs, plan, _log))
     rows += first_rows
     _section(rows, "host <-> device", lambda: transfer_cases(libs, plan, host, _log))

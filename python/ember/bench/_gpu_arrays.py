@@ -1,4 +1,4 @@
-"""GPU benchmark cases of the data-dependent array functions (issue 6's targets), ember against
+"""GPU benchmark cases of the data-dependent array functions, each with its target, ember against
 CuPy and PyTorch on the same data: ``sort`` of 2^28 float32 (keys/s >= CuPy's), boolean-mask
 selection of half of 2^28 float32 (>= 0.9x CuPy's speed) and ``unique`` of 2^24 int32 (>= CuPy's
 speed). Each result is checked: the sort's order and a sample against NumPy, the mask's count
@@ -12,7 +12,9 @@ import operator
 
 import numpy as np
 
-from ._gpu import Row, _error, _verdict, fmt_time, release_all, time_kernels
+from ._gpu_common import Row, _verdict, release_all, time_kernels
+from ._report import fmt_time
+from ._runner import _error
 
 SORT_N = 1 << 28
 MASK_N = 1 << 28

@@ -1,5 +1,5 @@
-"""GPU benchmark cases of custom kernels, zero-copy interop and CUDA graphs (issue 7's targets),
-ember against CuPy and PyTorch in the same process:
+"""GPU benchmark cases of custom kernels, zero-copy interop and CUDA graphs, ember against CuPy
+and PyTorch in the same process, each with its target:
 
 1. host time per launch of a ``RawKernel`` with one array argument (<= 4.0 µs), beside CuPy's
    ``cupy.RawKernel`` and a bare ``cuLaunchKernel`` loop in C++ (the floor);
@@ -20,18 +20,18 @@ import gc
 
 import numpy as np
 
-from ._gpu import (
+from ._gpu_common import (
     BARE_LAUNCH,
     Row,
-    _error,
     _spin_host,
     _verdict,
-    fmt_time,
     launch_floors,
     release_all,
     statement_timer,
     time_calls,
 )
+from ._report import fmt_time
+from ._runner import _error
 
 RAW_LAUNCH_S = 4.0e-6  # host time per RawKernel launch
 DLPACK_S = 2.0e-6  # host time per from_dlpack, each direction with PyTorch

@@ -1,4 +1,4 @@
-"""GPU benchmark cases of the numerical libraries (issue 4's targets): matmul 8192^3 in float32
+"""GPU benchmark cases of the numerical libraries, each with its target: matmul 8192^3 in float32
 at "highest" and "high" (TF32) precision and in bfloat16 (>= 0.98x PyTorch's TFLOP/s), the host
 overhead of a 64x64 float32 matmul (<= PyTorch's), ``standard_normal(2**28, float32)``
 (>= 85% of the write bandwidth of a fill measured in the same run), and two FFTs, a 2^24-point
@@ -11,7 +11,9 @@ import dataclasses
 
 import numpy as np
 
-from ._gpu import Row, _error, _verdict, fmt_time, release_all, time_calls, time_kernels
+from ._gpu_common import Row, _verdict, release_all, time_calls, time_kernels
+from ._report import fmt_time
+from ._runner import _error
 
 MM = 8192
 MATMUL_RATIO = 0.98

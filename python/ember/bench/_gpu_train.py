@@ -1,4 +1,4 @@
-"""GPU benchmark case of the training stack (issue 5's target): one training step of the seed
+"""GPU benchmark case of the training stack, with its targets: one training step of the seed
 MLP (784-128-10, ReLU, Softmax, cross-entropy, Adam) at batch 64 and 4096, in ember and in
 PyTorch on identical inputs: time per step (<= 0.5x PyTorch's), peak GPU memory during a step
 (<= PyTorch's), host (CPU) time per step, and ember's kernel launches and cuBLAS calls per step."""
@@ -9,7 +9,9 @@ import time
 
 import numpy as np
 
-from ._gpu import Row, _error, _verdict, fmt_time
+from ._gpu_common import Row, _verdict
+from ._report import fmt_time
+from ._runner import _error
 
 BATCHES = (64, 4096)
 STEP_RATIO = 0.5

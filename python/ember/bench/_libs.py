@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+import ember
+
 
 class Lib(abc.ABC):
     """One library on one device: moves host data in and out, synchronizes, spells the ops.
@@ -99,8 +101,6 @@ class EmberLib(Lib):
     name = "ember"
 
     def __init__(self, device: str):
-        import ember
-
         self.xp = ember
         self.device = device
         self.note = ""

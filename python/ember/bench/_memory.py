@@ -14,6 +14,12 @@ import subprocess
 import sys
 import threading
 
+import numpy as np
+
+import ember
+
+from ._libs import device_sync
+
 N = 10**7
 TOLERANCE = 0.10  # the op may use output + 10% of (inputs + output) on top of its inputs
 
@@ -76,13 +82,10 @@ class _Sampler(threading.Thread):
 
 def _measure(lib: str, device: str, n: int) -> dict:
     if lib == "ember":
-        import ember as xp
-
+        xp = ember
         cuda = getattr(xp, "cuda", None)
         on_cuda = device.startswith("cuda")
         if on_cuda:
-            from ._libs import device_sync
-
             sync = device_sync(xp, device)
         else:
 
@@ -95,8 +98,7 @@ def _measure(lib: str, device: str, n: int) -> dict:
         def head(x):
             return xp.asnumpy(x[:4])
     else:
-        import numpy as xp
-
+        xp = np
         on_cuda = False
         cuda = None
 

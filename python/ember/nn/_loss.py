@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import functional as F
+from ._functional_loss import _legacy_reduction
 from ._module import Module
 
 __all__ = [
@@ -24,7 +25,7 @@ class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         who = f"ember.nn.{type(self).__name__}"
-        self.reduction = F._legacy_reduction(size_average, reduce, reduction, who, self._reductions)
+        self.reduction = _legacy_reduction(size_average, reduce, reduction, who, self._reductions)
 
 
 class _WeightedLoss(_Loss):

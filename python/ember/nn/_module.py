@@ -7,6 +7,7 @@ import copy
 import itertools
 import numbers
 from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
 
 from .. import _core
 from .._core import ndarray
@@ -598,8 +599,6 @@ class Module:
         takes the loaded arrays instead). Returns ``(missing_keys, unexpected_keys)``; with
         `strict` (the default) either being non-empty raises RuntimeError, as do shape
         mismatches in any case."""
-        from collections.abc import Mapping
-
         if not isinstance(state_dict, Mapping):
             raise TypeError(
                 f"Expected state_dict to be dict-like, got {type(state_dict).__name__}."

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from .. import _core
+from .._array import asarray
 from .._core import ndarray
-from ._grad_mode import HAS_AUTOGRAD, detach
+from ._grad_mode import detach
 
 
 class Parameter(ndarray):
@@ -19,27 +20,14 @@ class Parameter(ndarray):
         if data is None:
             data = _core.empty((0,), dtype=_core.float32)
         elif not isinstance(data, ndarray):
-            import ember
-
-            data = ember.asarray(data)
-        self = _core._wrap_as(cls, detach(data) if HAS_AUTOGRAD else data)
-        if HAS_AUTOGRAD:
-            if requires_grad:
-                self.requires_grad_(True)
-        else:
-            # stand-ins until autograd lands: plain attributes the optimizers and tests can use
-            self.__dict__["requires_grad"] = bool(requires_grad)
-            self.__dict__["grad"] = None
+            data = asarray(data)
+        self = _core._wrap_as(cls, detach(data))
+        if requires_grad:
+            self.requires_grad_(True)
         return self
 
     def __init__(self, data=None, requires_grad=True):
         pass  # all set up in __new__ (ndarray itself has no Python constructor)
-
-    if not HAS_AUTOGRAD:
-
-        def requires_grad_(self, requires_grad=True):
-            self.__dict__["requires_grad"] = bool(requires_grad)
-            return self
 
     def __repr__(self):
         return "Parameter containing:\n" + ndarray.__repr__(self)

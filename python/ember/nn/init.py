@@ -12,7 +12,7 @@ import numbers
 import statistics
 import warnings
 
-from .. import _core
+from .. import _core, linalg, random
 from .._core import ndarray
 from ._grad_mode import detach, no_grad
 
@@ -33,12 +33,6 @@ __all__ = [
 ]
 
 _I = "ember.nn.init."
-
-
-def _em():
-    import ember
-
-    return ember
 
 
 def _tensor(t, who):
@@ -62,8 +56,8 @@ def _real(v, who, name):
 
 def _gen(generator, who):
     if generator is None:
-        return _em().random._global
-    if not isinstance(generator, _em().random.Generator):
+        return random._global
+    if not isinstance(generator, random.Generator):
         raise TypeError(
             f"{who}: generator must be an ember.random.Generator, got {type(generator).__name__}"
         )
@@ -292,8 +286,8 @@ def orthogonal_(tensor, gain=1.0, generator=None):
     flat = g.standard_normal((rows, cols), _sample_dtype(tensor), device=tensor.device)
     if rows < cols:
         flat = flat.T.copy()
-    q, r = _em().linalg.qr(flat)
-    d = _core.sign(_em().linalg.diagonal(r))
+    q, r = linalg.qr(flat)
+    d = _core.sign(linalg.diagonal(r))
     q = q * _core.where(d == 0, 1, d)
     if rows < cols:
         q = q.T

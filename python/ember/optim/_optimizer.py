@@ -8,6 +8,8 @@ import numbers
 import warnings
 from collections.abc import Iterable, Mapping, MutableMapping
 
+from .._core import ndarray
+
 __all__ = ["Optimizer", "required"]
 
 
@@ -250,8 +252,6 @@ class Optimizer:
 
 def _clone(value):
     """A deep copy that copies ember arrays too (they do not pickle)."""
-    from .._core import ndarray
-
     if isinstance(value, ndarray):
         return value.copy()
     if isinstance(value, dict):
@@ -264,8 +264,6 @@ def _clone(value):
 
 
 def _cast(p, key, value):
-    from .._core import ndarray
-
     if not isinstance(value, ndarray) or not isinstance(p, ndarray):
         return value
     if key != "step" and value.dtype.kind in "fc" and p.dtype.kind in "fc":

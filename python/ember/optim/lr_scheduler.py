@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
@@ -175,8 +176,6 @@ class LambdaLR(LRScheduler):
 
 
 def _is_function(f):
-    import types
-
     return isinstance(f, (types.FunctionType, types.BuiltinFunctionType, types.MethodType))
 
 

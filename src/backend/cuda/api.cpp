@@ -8,6 +8,7 @@
 #include "backend/cuda/runtime.hpp"
 #include "ember/cuda.hpp"
 #include "ember/error.hpp"
+#include "ember/launch.hpp"
 #include "ember/ops.hpp"
 
 namespace ember::cuda {
@@ -42,6 +43,17 @@ void set_device(int device) {
 }
 
 DeviceProperties get_device_properties(int device) { return state(device).props; }
+
+unsigned grid_size(int device, int64_t work, int block) {
+    const DeviceProperties& p = state(device).props;
+    // Resident blocks per multiprocessor; without the attribute, 1024 threads (as max_blocks).
+    const int64_t threads =
+        p.max_threads_per_multi_processor > 0 ? p.max_threads_per_multi_processor : 1024;
+    const int64_t wave = int64_t(p.multi_processor_count) * (threads / block);
+    const int64_t blocks = (work + block - 1) / block;
+    const int64_t g = blocks < wave ? blocks : wave;
+    return unsigned(g < 1 ? 1 : g);
+}
 
 void synchronize(int device) {
     DeviceState& d = state(device);
