@@ -37,6 +37,7 @@ test-python: $(VENV)/.test
 	$(VPY) -m pytest -q -rs -p no:cacheprovider tests/python
 
 lint: $(VENV)/.test
+	$(VPY) tools/check_layers.py
 	$(VENV)/bin/ruff check python tests bench
 	$(VENV)/bin/ruff format --check python tests bench
 	@if command -v clang-format >/dev/null; then \

@@ -154,6 +154,10 @@ void collect_next_edges(Node& node, std::span<const Array* const> inputs);
 void set_history(std::span<Array* const> outputs, const std::shared_ptr<Node>& node);
 // Whether any of `inputs` requires grad while grad mode is on.
 bool any_requires_grad(std::span<const Array* const> inputs);
+// Outputs of an op without a backward formula: when an input requires grad, the floating ones
+// get a node whose backward raises naming `op` (instead of a silently missing gradient).
+void not_implemented(const char* op, std::span<const Array* const> inputs,
+                     std::span<Array* const> outputs);
 
 // ---- backward -------------------------------------------------------------------------------
 // Accumulates d(sum of outputs·grad_outputs)/d(leaf) into the .grad of the leaves (or only of

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 
 #include "ember/array.hpp"
 
@@ -15,6 +16,20 @@ struct Hyper;  // src/ops/optim.hpp: the kind, the hyperparameters and this step
 // params[i]'s shape and dtype (floating point). Non-contiguous ones are updated through
 // contiguous copies. Throws ValueError/TypeError naming "ember.optim" for anything else.
 void step(const Hyper& h, std::span<const Array> params, std::span<const Array> grads,
+          std::span<const Array> s1, std::span<const Array> s2, std::span<const Array> s3);
+
+// The same step described by name and plain options (what the Python optimizers pass): `kind` is
+// "sgd", "adam", "rmsprop" or "adagrad"; bias1 and bias2_sqrt are Adam's bias corrections of this
+// step (1 - beta1^t, sqrt(1 - beta2^t)), lr Adagrad's decayed rate of this step. ValueError for an
+// unknown kind.
+struct StepOptions {
+    std::string kind = "sgd";
+    double lr = 0, weight_decay = 0, momentum = 0, dampening = 0, beta1 = 0, beta2 = 0, eps = 0;
+    double bias1 = 1, bias2_sqrt = 1;
+    bool maximize = false, nesterov = false, first = false, amsgrad = false, decoupled = false,
+         centered = false;
+};
+void step(const StepOptions& o, std::span<const Array> params, std::span<const Array> grads,
           std::span<const Array> s1, std::span<const Array> s2, std::span<const Array> s3);
 
 }  // namespace ember::optim

@@ -3,14 +3,14 @@ NumPy 2's additions and semantics: ``fft``, ``ifft``, ``fftn``, ``ifftn``, ``rff
 ``rfftn``, ``irfftn``, ``hfft``, ``ihfft``, ``fft2``, ``ifft2``, ``rfft2``, ``irfft2``,
 ``fftfreq``, ``rfftfreq``, ``fftshift`` and ``ifftshift``.
 
-CPU arrays are transformed by NumPy's pocketfft on their zero-copy host view. CUDA arrays go to
-cuFFT through ``_core._fft_last_axis`` (batched, unnormalized 1-D transforms along a contiguous
-last axis); moving the axis there, the n-d sequence of 1-D transforms and the normalization are
-composed here, step for step as ``numpy.fft`` does them. Arguments are checked the same way on
-both devices. Result dtypes are NumPy's: float32, float16 and bfloat16 give complex64; float64,
-integers and bool complex128; complex dtypes are kept. The real results of ``irfft`` and
-``hfft`` have the input's real precision, and a real float16 (or bfloat16) input keeps its dtype
-there, as in NumPy.
+Every transform is a sequence of ``_core._fft_last_axis`` calls (batched, unnormalized 1-D
+transforms along a contiguous last axis: the backend's fft family, cuFFT on CUDA devices and
+NumPy's pocketfft on zero-copy host views of the rows on the CPU); moving the axis there, the n-d
+sequence of 1-D transforms and the normalization are composed here, once for both devices, step
+for step as ``numpy.fft`` does them. Result dtypes are NumPy's: float32, float16 and bfloat16
+give complex64; float64, integers and bool complex128; complex dtypes are kept. The real results
+of ``irfft`` and ``hfft`` have the input's real precision, and a real float16 (or bfloat16) input
+keeps its dtype there, as in NumPy.
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ import warnings
 import numpy as _np
 
 from . import _core
+from ._array import asarray
+from ._creation import empty_like
+from ._dtypes import isdtype
 
 __all__ = [
     "fft",
@@ -57,9 +60,7 @@ _SINGLE = ("float16", "bfloat16", "float32", "complex64")
 
 
 def _arr(x):
-    from . import asarray, ndarray
-
-    return x if isinstance(x, ndarray) else asarray(x)
+    return x if isinstance(x, _core.ndarray) else asarray(x)
 
 
 def _norm(norm, who):
@@ -192,30 +193,9 @@ def _factor(norm, n, inverse, dtype):
     return f
 
 
-def _run_cpu(x, steps, norm, conj_in, conj_out):
-    from ._array import asarray
-
-    name = x.dtype.name
-    # NumPy has no bfloat16 FFT: its values go in as float32, like float16's do.
-    h = _np.asarray(_core.astype(x, _core.float32) if name == "bfloat16" else x)
-    if conj_in and h.dtype.kind == "c":
-        h = _np.conjugate(h)
-    for kind, n, axis, inverse in steps:
-        if kind == "r2c":
-            h = _np.fft.rfft(h, n, axis, norm)
-        elif kind == "c2r":
-            h = _np.fft.irfft(h, n, axis, norm)
-        else:
-            h = (_np.fft.ifft if inverse else _np.fft.fft)(h, n, axis, norm)
-    if conj_out:
-        h = _np.conjugate(h, out=h)
-    out = asarray(h, device="cpu")
-    if name == "bfloat16" and len(steps) == 1 and steps[0][0] == "c2r":
-        out = _core.astype(out, _core.bfloat16)  # as a real float16 input keeps float16
-    return out
-
-
-def _run_cuda(x, steps, norm, conj_in, conj_out):
+def _compose(x, steps, norm, conj_in, conj_out):
+    """The steps on any device: each moves its axis last, casts to the dtype the transform takes
+    and calls the backend's last-axis transform; the normalization is one scaling at the end."""
     if conj_in and x.dtype.name.startswith("complex"):
         x = _core.conj(x)
     fct = 1.0
@@ -253,9 +233,7 @@ def _run(x, steps, norm, conj_in=False, conj_out=False):
         with _no_grad():
             out = _run(x, steps, norm, conj_in, conj_out)
         return _core._not_implemented("ember.fft", [x], [out])[0]
-    if x.device == "cpu":
-        return _run_cpu(x, steps, norm, conj_in, conj_out)
-    return _run_cuda(x, steps, norm, conj_in, conj_out)
+    return _compose(x, steps, norm, conj_in, conj_out)
 
 
 class _no_grad:
@@ -396,8 +374,6 @@ def _freq_args(who, n, dtype):
     if n < 1:
         raise ValueError(f"{who}: n must be a positive integer, got {n}")
     if dtype is not None:
-        from ._dtypes import isdtype
-
         if not isdtype(dtype, "real floating"):
             raise TypeError(f"{who}: dtype must be a real floating dtype, got {dtype}")
     return n
@@ -442,8 +418,6 @@ def _shift(who, x, axes, sign):
     todo = [(a, k % x.shape[a]) for a, k in shifts.items() if x.shape[a] and k % x.shape[a]]
     if not todo:
         return _core.astype(x, x.dtype, copy=True)
-    from ._creation import empty_like
-
     src = x
     # Each block of the result is one slice copy from the source: 2**j copies for j shifted
     # axes, taken three axes at a time so that many axes stay cheap.

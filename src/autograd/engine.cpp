@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "autograd/record.hpp"
+#include "autograd/internal.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
 

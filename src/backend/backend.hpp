@@ -12,6 +12,7 @@
 #include "ember/array.hpp"
 #include "ember/device.hpp"
 #include "ember/dtype.hpp"
+#include "ember/fft.hpp"
 #include "ember/optable.hpp"
 #include "ember/shape.hpp"
 #include "ops/optim.hpp"
@@ -164,6 +165,22 @@ struct SearchCall {
     int64_t* out = nullptr;
 };
 
+// `batch` unnormalized 1-D FFTs of length `n` on `device`, each row contiguous and the rows one
+// after another (the front-end crops, pads and copies): c2c batch x n -> batch x n of `dtype`
+// (complex64, complex128; `inverse`: exponent +2*pi*i), r2c batch x n of `dtype` (float32,
+// float64) -> batch x (n/2+1) complex, c2r batch x (n/2+1) of `dtype` (complex) -> batch x n real.
+// n >= 2 (a 1-point transform is a copy, done by the front-end). `in` may be overwritten by c2r
+// (cuFFT does); a c2r input's imaginary parts of the zero and Nyquist terms are zero.
+struct FftCall {
+    FftKind kind = FftKind::c2c;
+    bool inverse = false;
+    int device = 0;
+    DType dtype = DType::complex64;
+    int64_t n = 0, batch = 0;
+    const void* in = nullptr;
+    void* out = nullptr;
+};
+
 // Row-wise normalization ops over `rows` contiguous rows of `n` elements (the last axis), one
 // pass over the data where the row fits on chip. Arrays x, y, dy, out, gamma, beta and the class
 // weight have `dtype` (float16, bfloat16, float32, float64); per-row values (loss, weight_out,
@@ -281,6 +298,9 @@ public:
     virtual void sort(const SortCall& call) = 0;
     // Binary searches of values in sorted keys (see SearchCall).
     virtual void searchsorted(const SearchCall& call) = 0;
+    // Batched 1-D FFTs along contiguous rows (see FftCall): cuFFT on the GPU, the registered host
+    // FFT on the CPU (ember::set_host_fft).
+    virtual void fft(const FftCall& call) = 0;
     // Inclusive scans of `rows` contiguous rows of `len` elements of `dtype` (int64, float32,
     // float64, complex64 or complex128; the front-end casts other dtypes): out[r, i] <- in[r, 0]
     // op ... op in[r, i], in an order fixed by (rows, len), so results are deterministic. out may

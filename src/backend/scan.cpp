@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "backend/cpu/thread_pool.hpp"
 #include "ember/error.hpp"
+#include "support/thread_pool.hpp"
 
 namespace ember::backend {
 

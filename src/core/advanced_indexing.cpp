@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <string>
 
-#include "autograd/record.hpp"
 #include "backend/backend.hpp"
 #include "core/internal.hpp"
+#include "core/record.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
 

@@ -3,9 +3,9 @@
 #include <cstring>
 #include <string>
 
-#include "autograd/record.hpp"
 #include "backend/backend.hpp"
 #include "core/internal.hpp"
+#include "core/record.hpp"
 #include "ember/array.hpp"
 #include "ember/error.hpp"
 #include "ops/convert.hpp"

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "autograd/record.hpp"
 #include "core/internal.hpp"
+#include "core/record.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
 

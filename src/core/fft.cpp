@@ -1,13 +1,13 @@
-// ember::fft_last_axis: argument checks, the input layout cuFFT takes (contiguous rows, cropped or
-// zero-padded) and the output; the transforms themselves are cuFFT's (backend/cuda/cufft.hpp).
+// ember::fft_last_axis: argument checks, the input layout the backends take (contiguous rows,
+// cropped or zero-padded) and the output; the transforms are the backend's fft family.
 #include "ember/fft.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
 
-#include "autograd/record.hpp"
-#include "backend/cuda/cufft.hpp"
+#include "backend/backend.hpp"
+#include "core/record.hpp"
 #include "ember/error.hpp"
 
 namespace ember {
@@ -53,13 +53,9 @@ Array fft_last_axis(const Array& x, FftKind kind, int64_t n, bool inverse) {
         }
         const Array* ins[1] = {&x};
         Array* outs[1] = {&r};
-        autograd::detail::not_implemented("ember.fft", ins, outs);
+        autograd::not_implemented("ember.fft", ins, outs);
         return r;
     }
-    if (x.device().is_cpu())
-        throw ValueError(who +
-                         ": the C++ FFT is only available for CUDA arrays; for CPU arrays, "
-                         "Python's ember.fft uses NumPy's pocketfft");
     if (x.ndim() < 1) throw ValueError(who + ": the array must have at least one dimension");
     if (n < 1)
         throw ValueError(who + ": invalid number of FFT data points (" + std::to_string(n) + ")");
@@ -79,7 +75,6 @@ Array fft_last_axis(const Array& x, FftKind kind, int64_t n, bool inverse) {
             if (inverse) throw ValueError(who + ": a real-to-complex transform is a forward one");
             break;
     }
-    const bool dbl = t == DType::float64 || t == DType::complex128;
     const int last = x.ndim() - 1;
     const int64_t m = x.shape()[size_t(last)];
     const int64_t in_len = kind == FftKind::c2r ? n / 2 + 1 : n;
@@ -93,9 +88,9 @@ Array fft_last_axis(const Array& x, FftKind kind, int64_t n, bool inverse) {
     if (out.size() == 0) return out;
     const int64_t batch = out.size() / out_len;
 
-    // The rows cuFFT reads: x itself when it already has that layout, else a copy (always for
-    // c2r, whose input cuFFT overwrites, and for real input not aligned as if it were complex,
-    // which cuFFT's r2c needs).
+    // The rows the backend reads: x itself when it already has that layout, else a copy (always
+    // for c2r, whose input cuFFT overwrites, and for real input not aligned as if it were
+    // complex, which cuFFT's r2c needs).
     const bool aligned = uintptr_t(x.data()) % uintptr_t(2 * x.itemsize()) == 0;
     Array in = x;
     if (m != in_len || !x.is_contiguous() || kind == FftKind::c2r ||
@@ -107,8 +102,8 @@ Array fft_last_axis(const Array& x, FftKind kind, int64_t n, bool inverse) {
         if (k < in_len) in.slice(last, k, in_len, 1).fill(Scalar(0.0));
         if (k > 0) in.slice(last, 0, k, 1).assign(x.slice(last, 0, k, 1));
         if (kind == FftKind::c2r) {
-            // pocketfft reads only the real parts of the terms that must be real; cuFFT's result
-            // would depend on their imaginary parts, so drop them.
+            // NumPy's pocketfft reads only the real parts of the terms that must be real; cuFFT's
+            // result would depend on their imaginary parts, so drop them.
             const Array im = real_view(in).slice(last + 1, 1, 2, 1);
             im.slice(last, 0, 1, 1).fill(Scalar(0.0));
             if (n % 2 == 0 && n / 2 < k) im.slice(last, n / 2, n / 2 + 1, 1).fill(Scalar(0.0));
@@ -119,11 +114,17 @@ Array fft_last_axis(const Array& x, FftKind kind, int64_t n, bool inverse) {
         out.assign(in);
         return out;
     }
-    gpu::cufft_execute(x.device().index, kind, dbl, n, batch, in.data(), out.data(), inverse);
+    backend::FftCall c;
+    c.kind = kind;
+    c.inverse = inverse;
+    c.device = x.device().index;
+    c.dtype = t;
+    c.n = n;
+    c.batch = batch;
+    c.in = in.data();
+    c.out = out.data();
+    backend::of(x.device(), "ember.fft").fft(c);
     return out;
 }
-
-int fft_plan_cache_size() { return gpu::cufft_cached_plans(); }
-void fft_plan_cache_clear() { gpu::cufft_clear_plans(); }
 
 }  // namespace ember

@@ -2,8 +2,8 @@
 // through them with broadcasting and casting.
 #include <string>
 
-#include "autograd/record.hpp"
 #include "core/internal.hpp"
+#include "core/record.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
 

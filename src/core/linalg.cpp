@@ -4,8 +4,8 @@
 #include <atomic>
 #include <string>
 
-#include "autograd/record.hpp"
 #include "backend/backend.hpp"
+#include "core/record.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
 

@@ -16,7 +16,35 @@ namespace {
 
 std::string shape_text(const Array& a) { return shape_str(a.shape()); }
 
+Kind to_kind(const std::string& s) {
+    if (s == "sgd") return Kind::sgd;
+    if (s == "adam") return Kind::adam;
+    if (s == "rmsprop") return Kind::rmsprop;
+    if (s == "adagrad") return Kind::adagrad;
+    throw ValueError("ember.optim: unknown optimizer kind '" + s + "'");
+}
+
 }  // namespace
+
+void step(const StepOptions& o, std::span<const Array> params, std::span<const Array> grads,
+          std::span<const Array> s1, std::span<const Array> s2, std::span<const Array> s3) {
+    Hyper h;
+    h.kind = uint32_t(to_kind(o.kind));
+    h.lr = o.lr;
+    h.weight_decay = o.weight_decay;
+    h.momentum = o.momentum;
+    h.dampening = o.dampening;
+    h.beta1 = o.beta1;
+    h.beta2 = o.beta2;
+    h.eps = o.eps;
+    h.bias1 = o.bias1;
+    h.bias2_sqrt = o.bias2_sqrt;
+    h.flags = (o.maximize ? f_maximize : 0) | (o.nesterov ? f_nesterov : 0) |
+              (o.first ? f_first : 0) | (o.amsgrad ? f_amsgrad : 0) |
+              (o.decoupled ? f_decoupled : 0) | (o.centered ? f_centered : 0) |
+              (o.momentum != 0 ? f_momentum : 0);
+    step(h, params, grads, s1, s2, s3);
+}
 
 void step(const Hyper& h, std::span<const Array> params, std::span<const Array> grads,
           std::span<const Array> s1, std::span<const Array> s2, std::span<const Array> s3) {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
-#include "autograd/record.hpp"
 #include "core/internal.hpp"
+#include "core/record.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
 

@@ -1,12 +1,15 @@
 // Front-ends of the fused row ops (ember/nn.hpp): checks, the move of the reduced axis to a
-// contiguous last axis, the backend's rows() call, and the autograd nodes whose backward runs
-// the backward kernels (and, under create_graph, the same formulas in ember ops).
+// contiguous last axis and the backend's rows() call, forward and backward; the autograd nodes
+// that call the backward ones are autograd's (src/autograd/rows.cpp).
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "core/record.hpp"
+#include "core/rows.hpp"
 #include "ember/autograd.hpp"
 #include "ember/error.hpp"
 #include "ember/nn.hpp"
@@ -14,13 +17,35 @@
 
 namespace ember::nn {
 
+namespace detail {
+
+Rows::Rows(const Shape& shape, int ax) : axis(ax), ndim(int(shape.size())) {
+    for (int d = 0; d < ndim; ++d)
+        if (d != axis) perm.push_back(d);
+    perm.push_back(axis);
+    inv.assign(size_t(ndim), 0);
+    for (int d = 0; d < ndim; ++d)
+        inv[size_t(perm[size_t(d)])] = d;
+    n = shape[size_t(axis)];
+    rows = n ? numel(shape) / n : 0;
+    if (!n) {
+        rows = 1;
+        for (int d = 0; d < ndim; ++d)
+            if (d != axis) rows *= shape[size_t(d)];
+    }
+}
+
+DType acc_dtype(DType t) { return backend::acc_dtype(t); }
+
+}  // namespace detail
+
 namespace {
 
-using autograd::Node;
 using autograd::NoGradGuard;
-using autograd::SavedArray;
 using backend::RowsCall;
 using backend::RowsOp;
+using detail::CrossEntropySaved;
+using detail::Rows;
 
 std::string dtype_str(DType t) { return std::string(name(t)); }
 
@@ -30,36 +55,6 @@ void check_float(const Array& x, const std::string& who, const char* what = "inp
         throw TypeError(who + ": " + what + " must have a floating-point dtype, got " +
                         dtype_str(x.dtype()));
 }
-
-// An array viewed as contiguous rows along `axis`: the permutation that moves it last and back.
-struct Rows {
-    int axis = 0, ndim = 0;
-    std::vector<int64_t> perm, inv;
-    int64_t rows = 0, n = 0;
-
-    Rows(const Shape& shape, int ax) : axis(ax), ndim(int(shape.size())) {
-        for (int d = 0; d < ndim; ++d)
-            if (d != axis) perm.push_back(d);
-        perm.push_back(axis);
-        inv.assign(size_t(ndim), 0);
-        for (int d = 0; d < ndim; ++d)
-            inv[size_t(perm[size_t(d)])] = d;
-        n = shape[size_t(axis)];
-        rows = n ? numel(shape) / n : 0;
-        if (!n) {
-            rows = 1;
-            for (int d = 0; d < ndim; ++d)
-                if (d != axis) rows *= shape[size_t(d)];
-        }
-    }
-    bool last() const { return axis == ndim - 1; }
-    // a's elements as a C-contiguous (..., n) array with the axis last (a copy only when needed).
-    Array to_rows(const Array& a) const {
-        return last() ? a.contiguous() : a.permute(perm).contiguous();
-    }
-    // The inverse of to_rows: a view in the original layout.
-    Array from_rows(const Array& r) const { return last() ? r : r.permute(inv); }
-};
 
 void run(RowsCall& c, Device dev, const char* who) {
     c.device = dev.index;
@@ -84,48 +79,6 @@ Array softmax_rows(const Array& x, const Rows& L, bool log, const char* who) {
     return L.from_rows(out);
 }
 
-class SoftmaxNode final : public Node {
-public:
-    SoftmaxNode(Rows L, bool log) : L_(std::move(L)), log_(log) {}
-    std::string name() const override { return log_ ? "LogSoftmaxBackward" : "SoftmaxBackward"; }
-    std::string op_name() const override {
-        return log_ ? "ember.nn.log_softmax" : "ember.nn.softmax";
-    }
-    std::vector<Array> apply(std::vector<Array>&& grads) override {
-        const Array yv = y.unpack(*this);
-        const Array g = grads[0].astype(yv.dtype(), false);
-        if (autograd::is_grad_enabled()) {
-            // create_graph: the same formula in ember ops (y carries this node's history)
-            const Axes ax = std::vector<int64_t>{L_.axis};
-            if (log_) return {g - exp(yv) * ember::sum(g, ax, true)};
-            return {yv * (g - ember::sum(g * yv, ax, true))};
-        }
-        const Array yr = L_.to_rows(yv), gr = L_.to_rows(g);
-        Array dx = Array::empty(yr.shape(), yv.dtype(), yv.device());
-        if (yr.size()) {
-            RowsCall c;
-            c.op = log_ ? RowsOp::log_softmax_backward : RowsOp::softmax_backward;
-            c.dtype = yv.dtype();
-            c.rows = L_.rows;
-            c.n = L_.n;
-            c.y = yr.data();
-            c.dy = gr.data();
-            c.out = dx.data();
-            run(c, yv.device(), op_name().c_str());
-        }
-        return {L_.from_rows(dx)};
-    }
-    void release_saved() override {
-        if (y.defined()) freed = true;
-        y.reset();
-    }
-    SavedArray y;
-
-private:
-    Rows L_;
-    bool log_;
-};
-
 Array softmax_family(const Array& x, int64_t axis, bool log) {
     const char* who = log ? "ember.nn.log_softmax" : "ember.nn.softmax";
     check_float(x, who);
@@ -136,92 +89,11 @@ Array softmax_family(const Array& x, int64_t axis, bool log) {
         NoGradGuard ng;
         y = softmax_rows(x.detach(), L, log, who);
     }
-    const Array* ins[1] = {&x};
-    if (!autograd::any_requires_grad(ins)) return y;
-    auto node = std::make_shared<SoftmaxNode>(L, log);
-    autograd::collect_next_edges(*node, ins);
-    Array* outs[1] = {&y};
-    autograd::set_history(outs, node);
-    node->y = SavedArray(y, true, 0);
+    autograd::detail::on_softmax(x, y, L, log);
     return y;
 }
 
 // ---- cross_entropy ---------------------------------------------------------------------------
-
-class CrossEntropyNode final : public Node {
-public:
-    CrossEntropyNode(Rows L, Shape tshape) : L_(std::move(L)), tshape_(std::move(tshape)) {}
-    std::string name() const override { return "CrossEntropyBackward"; }
-    std::string op_name() const override { return "ember.nn.cross_entropy"; }
-    std::vector<Array> apply(std::vector<Array>&& grads) override {
-        const Array xv = x.unpack(*this);
-        const DType acc = backend::acc_dtype(xv.dtype());
-        const Array g = grads[0].astype(acc, false);
-        if (autograd::is_grad_enabled()) return {composed(xv, g)};
-        const Array xr = L_.to_rows(xv), gr = g.contiguous();
-        Array dx = Array::empty(xr.shape(), xv.dtype(), xv.device());
-        if (xr.size()) {
-            RowsCall c;
-            c.op = RowsOp::cross_entropy_backward;
-            c.dtype = xv.dtype();
-            c.rows = L_.rows;
-            c.n = L_.n;
-            c.x = xr.data();
-            c.out = dx.data();
-            c.target = static_cast<const int64_t*>(static_cast<const void*>(target.data()));
-            c.weight = weight.defined() ? weight.data() : nullptr;
-            c.ignore_index = ignore_index;
-            c.label_smoothing = label_smoothing;
-            c.row_max = row_max.data();
-            c.logsum = logsum.data();
-            c.dloss = gr.data();
-            run(c, xv.device(), "ember.nn.cross_entropy (backward)");
-        }
-        return {L_.from_rows(dx)};
-    }
-    void release_saved() override {
-        if (x.defined()) freed = true;
-        x.reset();
-        target = weight = row_max = logsum = wt = Array();
-    }
-
-    SavedArray x;
-    Array target, weight, row_max, logsum, wt;  // contiguous rows; not differentiated
-    int64_t ignore_index = -100;
-    double label_smoothing = 0.0;
-
-private:
-    // d loss / dx = g ((1 - ls) w[t] (p - onehot) + ls / C (W p - w)), p = softmax(x): in ember
-    // ops, differentiable again.
-    Array composed(const Array& xv, const Array& g) const {
-        const DType acc = backend::acc_dtype(xv.dtype());
-        const int64_t C = L_.n;
-        Array xm = L_.last() ? xv : xv.permute(L_.perm);  // (..., C)
-        xm = xm.astype(acc, false);
-        const Array p = softmax(xm, -1);
-        const Shape rshape = xm.shape();
-        Shape tsh(rshape.begin(), rshape.end() - 1);
-        const Array t = target.reshape(tsh).expand_dims(-1);
-        const Array classes =
-            arange(Scalar(int64_t(0)), Scalar(C), Scalar(int64_t(1)), DType::int64, xv.device());
-        const Array onehot = equal(t, classes).astype(acc);
-        const Array valid = logical_and(not_equal(t, ignore_index),
-                                        logical_and(greater_equal(t, int64_t(0)), less(t, C)));
-        const Array wr = wt.reshape(tsh).expand_dims(-1);
-        const Array gm = g.reshape(tsh).expand_dims(-1);
-        Array d = (p - onehot) * (wr * (1.0 - label_smoothing));
-        if (label_smoothing != 0.0) {
-            Array w = weight.defined() ? weight.astype(acc) : ones({C}, acc, xv.device());
-            const Array W = ember::sum(w);
-            d = d + (p * W - w) * (label_smoothing / double(C));
-        }
-        Array dx = where(valid, d * gm, 0.0).astype(xv.dtype());
-        return L_.from_rows(dx);
-    }
-
-    Rows L_;
-    Shape tshape_;
-};
 
 }  // namespace
 
@@ -301,21 +173,8 @@ Array cross_entropy(const Array& x, const Array& target, const Array& weight, in
             run(c, x.device(), who);
         }
     }
-    const Array* ins[1] = {&x};
-    if (autograd::any_requires_grad(ins)) {
-        auto node = std::make_shared<CrossEntropyNode>(L, tshape);
-        autograd::collect_next_edges(*node, ins);
-        Array* outs[1] = {&loss};
-        autograd::set_history(outs, node);
-        node->x = SavedArray(x, false);
-        node->target = t;
-        node->weight = w;
-        node->row_max = row_max;
-        node->logsum = logsum;
-        node->wt = wt;
-        node->ignore_index = ignore_index;
-        node->label_smoothing = label_smoothing;
-    }
+    autograd::detail::on_cross_entropy(
+        x, loss, L, CrossEntropySaved{t, w, row_max, logsum, wt, ignore_index, label_smoothing});
     Array r;
     switch (reduction) {
         case Reduction::none:
@@ -332,91 +191,6 @@ Array cross_entropy(const Array& x, const Array& target, const Array& weight, in
 }
 
 // ---- layer_norm ------------------------------------------------------------------------------
-
-namespace {
-
-class LayerNormNode final : public Node {
-public:
-    LayerNormNode(Shape xshape, int k, double eps) : xshape_(std::move(xshape)), k_(k), eps_(eps) {}
-    std::string name() const override { return "LayerNormBackward"; }
-    std::string op_name() const override { return "ember.nn.layer_norm"; }
-    std::vector<Array> apply(std::vector<Array>&& grads) override {
-        const Array xv = x.unpack(*this);
-        const Array gv = gamma.defined() ? gamma.unpack(*this) : Array();
-        const Array g = grads[0].astype(xv.dtype(), false);
-        if (autograd::is_grad_enabled()) return composed(xv, gv, g);
-        const int64_t n = numel(Shape(xshape_.end() - k_, xshape_.end()));
-        const int64_t rows = n ? xv.size() / n : 0;
-        const Array xr = xv.contiguous(), gr = g.contiguous();
-        const Array gc = gv.defined() ? gv.contiguous() : Array();
-        const DType acc = backend::acc_dtype(xv.dtype());
-        const bool want_x = next[0].valid(), want_g = next.size() > 1 && next[1].valid(),
-                   want_b = next.size() > 2 && next[2].valid();
-        const int64_t parts = std::clamp<int64_t>((rows + 31) / 32, 1, 256);
-        Array dx = want_x ? Array::empty(xshape_, xv.dtype(), xv.device()) : Array();
-        Array pg = want_g ? Array::empty({parts, n}, acc, xv.device()) : Array();
-        Array pb = want_b ? Array::empty({parts, n}, acc, xv.device()) : Array();
-        if (xv.size() || want_g || want_b) {
-            RowsCall c;
-            c.op = RowsOp::layer_norm_backward;
-            c.dtype = xv.dtype();
-            c.rows = rows;
-            c.n = n;
-            c.x = xr.data();
-            c.dy = gr.data();
-            c.out = want_x ? dx.data() : nullptr;
-            c.gamma = gc.defined() ? gc.data() : nullptr;
-            c.mean = mean.data();
-            c.rstd = rstd.data();
-            c.dgamma = want_g ? pg.data() : nullptr;
-            c.dbeta = want_b ? pb.data() : nullptr;
-            c.parts = parts;
-            run(c, xv.device(), "ember.nn.layer_norm (backward)");
-        }
-        const Shape ns(xshape_.end() - k_, xshape_.end());
-        std::vector<Array> r(3);
-        r[0] = dx;
-        if (want_g) r[1] = ember::sum(pg, std::vector<int64_t>{0}).astype(xv.dtype()).reshape(ns);
-        if (want_b) r[2] = ember::sum(pb, std::vector<int64_t>{0}).astype(xv.dtype()).reshape(ns);
-        return r;
-    }
-    void release_saved() override {
-        if (x.defined()) freed = true;
-        x.reset();
-        gamma.reset();
-        mean = rstd = Array();
-    }
-    SavedArray x, gamma;
-    Array mean, rstd;  // per row, acc dtype
-
-private:
-    // The backward in ember ops (statistics recomputed from x, so it is differentiable again).
-    std::vector<Array> composed(const Array& xv, const Array& gv, const Array& g) const {
-        const DType acc = backend::acc_dtype(xv.dtype());
-        const int nd = int(xshape_.size());
-        std::vector<int64_t> ax, lead;
-        for (int d = 0; d < nd; ++d)
-            (d >= nd - k_ ? ax : lead).push_back(d);
-        const Array xa = xv.astype(acc, false), ga = g.astype(acc, false);
-        const Array d = xa - ember::mean(xa, ax, true);
-        const Array rs = 1.0 / sqrt(ember::mean(d * d, ax, true) + eps_);
-        const Array xh = d * rs;
-        const Array dxh = gv.defined() ? ga * gv.astype(acc, false) : ga;
-        std::vector<Array> r(3);
-        if (next[0].valid())
-            r[0] = (rs * (dxh - ember::mean(dxh, ax, true) - xh * ember::mean(dxh * xh, ax, true)))
-                       .astype(xv.dtype());
-        if (next.size() > 1 && next[1].valid()) r[1] = ember::sum(ga * xh, lead).astype(xv.dtype());
-        if (next.size() > 2 && next[2].valid()) r[2] = ember::sum(ga, lead).astype(xv.dtype());
-        return r;
-    }
-
-    Shape xshape_;
-    int k_;
-    double eps_;
-};
-
-}  // namespace
 
 Array layer_norm(const Array& x, int normalized_ndim, const Array& weight, const Array& bias,
                  double eps) {
@@ -471,17 +245,93 @@ Array layer_norm(const Array& x, int normalized_ndim, const Array& weight, const
             run(c, x.device(), who);
         }
     }
-    const Array* ins[3] = {&x, gw.defined() ? &gw : nullptr, gb.defined() ? &gb : nullptr};
-    if (!autograd::any_requires_grad(ins)) return y;
-    auto node = std::make_shared<LayerNormNode>(x.shape(), k, eps);
-    autograd::collect_next_edges(*node, ins);
-    Array* outs[1] = {&y};
-    autograd::set_history(outs, node);
-    node->x = SavedArray(x, false);
-    if (gw.defined()) node->gamma = SavedArray(gw, false);
-    node->mean = mean;
-    node->rstd = rstd;
+    autograd::detail::on_layer_norm(x, gw, gb, y, mean, rstd, k, eps);
     return y;
 }
+
+// ---- the backward kernels' front-ends (autograd's nodes call them) -----------------------------
+
+namespace detail {
+
+Array softmax_backward(const Array& y, const Array& g, const Rows& L, bool log) {
+    const Array yr = L.to_rows(y), gr = L.to_rows(g);
+    Array dx = Array::empty(yr.shape(), y.dtype(), y.device());
+    if (yr.size()) {
+        RowsCall c;
+        c.op = log ? RowsOp::log_softmax_backward : RowsOp::softmax_backward;
+        c.dtype = y.dtype();
+        c.rows = L.rows;
+        c.n = L.n;
+        c.y = yr.data();
+        c.dy = gr.data();
+        c.out = dx.data();
+        run(c, y.device(), log ? "ember.nn.log_softmax" : "ember.nn.softmax");
+    }
+    return L.from_rows(dx);
+}
+
+Array cross_entropy_backward(const Array& x, const Array& g, const Rows& L,
+                             const CrossEntropySaved& s) {
+    const Array xr = L.to_rows(x), gr = g.contiguous();
+    Array dx = Array::empty(xr.shape(), x.dtype(), x.device());
+    if (xr.size()) {
+        RowsCall c;
+        c.op = RowsOp::cross_entropy_backward;
+        c.dtype = x.dtype();
+        c.rows = L.rows;
+        c.n = L.n;
+        c.x = xr.data();
+        c.out = dx.data();
+        c.target = static_cast<const int64_t*>(static_cast<const void*>(s.target.data()));
+        c.weight = s.weight.defined() ? s.weight.data() : nullptr;
+        c.ignore_index = s.ignore_index;
+        c.label_smoothing = s.label_smoothing;
+        c.row_max = s.row_max.data();
+        c.logsum = s.logsum.data();
+        c.dloss = gr.data();
+        run(c, x.device(), "ember.nn.cross_entropy (backward)");
+    }
+    return L.from_rows(dx);
+}
+
+std::vector<Array> layer_norm_backward(const Array& x, const Array& gamma, const Array& g,
+                                       const Array& mean, const Array& rstd, int k,
+                                       const bool want[3]) {
+    const Shape& xshape = x.shape();
+    const int64_t n = numel(Shape(xshape.end() - k, xshape.end()));
+    const int64_t rows = n ? x.size() / n : 0;
+    const Array xr = x.contiguous(), gr = g.contiguous();
+    const Array gc = gamma.defined() ? gamma.contiguous() : Array();
+    const DType acc = backend::acc_dtype(x.dtype());
+    const int64_t parts = std::clamp<int64_t>((rows + 31) / 32, 1, 256);
+    Array dx = want[0] ? Array::empty(xshape, x.dtype(), x.device()) : Array();
+    Array pg = want[1] ? Array::empty({parts, n}, acc, x.device()) : Array();
+    Array pb = want[2] ? Array::empty({parts, n}, acc, x.device()) : Array();
+    if (x.size() || want[1] || want[2]) {
+        RowsCall c;
+        c.op = RowsOp::layer_norm_backward;
+        c.dtype = x.dtype();
+        c.rows = rows;
+        c.n = n;
+        c.x = xr.data();
+        c.dy = gr.data();
+        c.out = want[0] ? dx.data() : nullptr;
+        c.gamma = gc.defined() ? gc.data() : nullptr;
+        c.mean = mean.data();
+        c.rstd = rstd.data();
+        c.dgamma = want[1] ? pg.data() : nullptr;
+        c.dbeta = want[2] ? pb.data() : nullptr;
+        c.parts = parts;
+        run(c, x.device(), "ember.nn.layer_norm (backward)");
+    }
+    const Shape ns(xshape.end() - k, xshape.end());
+    std::vector<Array> r(3);
+    r[0] = dx;
+    if (want[1]) r[1] = ember::sum(pg, std::vector<int64_t>{0}).astype(x.dtype()).reshape(ns);
+    if (want[2]) r[2] = ember::sum(pb, std::vector<int64_t>{0}).astype(x.dtype()).reshape(ns);
+    return r;
+}
+
+}  // namespace detail
 
 }  // namespace ember::nn

@@ -1,10 +1,10 @@
 // Scans (cumsum, cumprod) and mask compaction (nonzero, x[mask]): the front-ends of the backend's
-// scan and compact families, with cumsum's backward (a reversed cumsum of the gradient).
+// scan and compact families (cumsum's backward is autograd's, src/autograd/scan.cpp).
 #include <string>
 
-#include "autograd/record.hpp"
 #include "backend/backend.hpp"
 #include "core/internal.hpp"
+#include "core/record.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
 
@@ -36,15 +36,6 @@ DType scan_compute(DType out) {
     return out;
 }
 
-// x reversed along `axis` (a view).
-Array flip_axis(const Array& x, int axis) {
-    std::vector<Index> idx;
-    for (int d = 0; d < axis; ++d)
-        idx.emplace_back(Slice{});
-    idx.emplace_back(Slice{std::nullopt, std::nullopt, int64_t(-1)});
-    return index(x, std::span<const Index>(idx));
-}
-
 Array run_scan(ScanOp op, const Array& x, std::optional<int64_t> axis, std::optional<DType> dtype,
                const char* who) {
     if (!x.defined()) throw ValueError(std::string(who) + ": undefined array");
@@ -67,43 +58,12 @@ Array run_scan(ScanOp op, const Array& x, std::optional<int64_t> axis, std::opti
     return ax == last ? out : out.swapaxes(ax, last);
 }
 
-class CumsumNode final : public autograd::Node {
-public:
-    CumsumNode(std::optional<int64_t> axis, int ax, Shape xshape)
-        : axis_(axis), ax_(ax), xshape_(std::move(xshape)) {}
-    std::string name() const override { return "CumsumBackward"; }
-    std::string op_name() const override { return "ember.cumsum"; }
-    std::vector<Array> apply(std::vector<Array>&& grads) override {
-        const Array& g = grads[0];
-        Array r = flip_axis(cumsum(flip_axis(g, ax_), int64_t(ax_), g.dtype()), ax_);
-        return {axis_ ? r : r.reshape(xshape_)};
-    }
-
-private:
-    std::optional<int64_t> axis_;
-    int ax_;
-    Shape xshape_;
-};
-
 }  // namespace
 
 Array cumsum(const Array& x, std::optional<int64_t> axis, std::optional<DType> dtype) {
     const char* who = "ember.cumsum";
-    if (x.defined() && x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]] {
-        Array r;
-        {
-            autograd::NoGradGuard ng;
-            r = run_scan(ScanOp::sum, x, axis, dtype, who);
-        }
-        if (!is_inexact(r.dtype()) || x.ndim() == 0 || r.ndim() == 0) return r;
-        const int ax = axis ? normalize_axis(*axis, x.ndim(), who) : 0;
-        auto node = std::make_shared<CumsumNode>(axis, ax, x.shape());
-        const Array* ins[1] = {&x};
-        autograd::collect_next_edges(*node, std::span<const Array* const>(ins, 1));
-        Array* outs[1] = {&r};
-        autograd::set_history(std::span<Array* const>(outs, 1), node);
-        return r;
-    }
+    if (x.defined() && x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]]
+        return autograd::detail::cumsum(x, axis, dtype);
     return run_scan(ScanOp::sum, x, axis, dtype, who);
 }
 
@@ -118,8 +78,8 @@ Array cumprod(const Array& x, std::optional<int64_t> axis, std::optional<DType> 
         if (!is_inexact(r.dtype())) return r;
         const Array* ins[1] = {&x};
         Array* outs[1] = {&r};
-        autograd::detail::not_implemented(who, std::span<const Array* const>(ins, 1),
-                                          std::span<Array* const>(outs, 1));
+        autograd::not_implemented(who, std::span<const Array* const>(ins, 1),
+                                  std::span<Array* const>(outs, 1));
         return r;
     }
     return run_scan(ScanOp::prod, x, axis, dtype, who);

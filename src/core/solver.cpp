@@ -3,8 +3,8 @@
 // whole batch.
 #include <string>
 
-#include "autograd/record.hpp"
 #include "backend/backend.hpp"
+#include "core/record.hpp"
 #include "ember/error.hpp"
 #include "ember/linalg.hpp"
 #include "ember/ops.hpp"

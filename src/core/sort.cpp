@@ -3,9 +3,9 @@
 // differentiable: under autograd they are a take of x at argsort's positions.
 #include <string>
 
-#include "autograd/record.hpp"
 #include "backend/backend.hpp"
 #include "core/internal.hpp"
+#include "core/record.hpp"
 #include "ember/autograd.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"

@@ -5,7 +5,7 @@
 
 #include <nanobind/stl/shared_ptr.h>
 
-#include "autograd/record.hpp"
+#include "ember/autograd.hpp"
 #include "python/common.hpp"
 
 namespace ember::python {
@@ -297,7 +297,7 @@ void bind_autograd(nb::module_& m) {
             std::vector<Array*> op;
             for (Array& a : outs)
                 op.push_back(&a);
-            ag::detail::not_implemented(name.c_str(), ip, op);
+            ag::not_implemented(name.c_str(), ip, op);
             return to_list(outs);
         },
         "name"_a, "inputs"_a, "outputs"_a);

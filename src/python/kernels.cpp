@@ -6,7 +6,7 @@
 #include <cstring>
 #include <deque>
 
-#include "backend/cuda/user_kernels.hpp"
+#include "ember/user_kernels.hpp"
 #include "python/common.hpp"
 
 namespace ember::python {

@@ -3,10 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/cpu/blas.hpp"
-#include "backend/cpu/lapack.hpp"
-#include "backend/cpu/thread_pool.hpp"
-#include "backend/cuda/loader.hpp"
+#include "ember/build_info.hpp"
 #include "python/common.hpp"
 #include "python/pydtype.hpp"
 
@@ -224,31 +221,23 @@ NB_MODULE(_core, m) {
     // What ember was built with and what it found at run time (ember.show_config): the compiler,
     // the BLAS and LAPACK libraries, the host threads, the CUDA driver and NVRTC.
     m.def("_build_info", [] {
+        const BuildInfo b = build_info();
         nb::dict d;
-#if defined(__clang__)
-        d["compiler"] = "clang " __clang_version__;
-#elif defined(__GNUC__)
-        d["compiler"] = "gcc " __VERSION__;
-#else
-        d["compiler"] = "unknown";
-#endif
-        d["cxx_standard"] = long(__cplusplus);
-        const host::Blas* b = host::blas();
-        d["blas"] = b ? nb::str(b->path.c_str()) : nb::str("none");
-        d["blas_ilp64"] = b && b->ilp64;
-        d["blas_unavailable_reason"] = b ? "" : host::blas_unavailable_reason();
-        try {
-            d["lapack"] = host::lapack_library();
-        } catch (const ember::Error& e) {
-            d["lapack"] = std::string("none: ") + e.what();
-        }
-        d["host_threads"] = host::num_threads();
-        const gpu::DriverApi* drv = gpu::driver();
-        d["cuda_driver_version"] = drv ? nb::object(nb::int_(drv->version)) : nb::none();
-        d["cuda_driver_unavailable_reason"] = drv ? "" : gpu::driver_unavailable_reason();
-        const gpu::NvrtcApi* nv = gpu::nvrtc();
-        d["nvrtc_version"] = nv ? nb::object(nb::make_tuple(nv->major, nv->minor)) : nb::none();
-        d["nvrtc_unavailable_reason"] = nv ? "" : gpu::nvrtc_unavailable_reason();
+        d["compiler"] = b.compiler;
+        d["cxx_standard"] = b.cxx_standard;
+        d["blas"] = b.host.blas;
+        d["blas_ilp64"] = b.host.blas_ilp64;
+        d["blas_unavailable_reason"] = b.host.blas_unavailable_reason;
+        d["lapack"] = b.host.lapack;
+        d["host_threads"] = b.host.host_threads;
+        const CudaLibraries& c = b.cuda;
+        d["cuda_driver_version"] =
+            c.driver_version >= 0 ? nb::object(nb::int_(c.driver_version)) : nb::none();
+        d["cuda_driver_unavailable_reason"] = c.driver_unavailable_reason;
+        d["nvrtc_version"] = c.nvrtc_major >= 0
+                                 ? nb::object(nb::make_tuple(c.nvrtc_major, c.nvrtc_minor))
+                                 : nb::none();
+        d["nvrtc_unavailable_reason"] = c.nvrtc_unavailable_reason;
         return d;
     });
     m.def("device_count",

@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "ops/optim.hpp"
 #include "python/common.hpp"
 
 namespace ember::python {
@@ -26,14 +25,6 @@ std::vector<Array> arrays(nb::handle seq, const char* what) {
     return out;
 }
 
-optim::Kind to_kind(const std::string& s) {
-    if (s == "sgd") return optim::Kind::sgd;
-    if (s == "adam") return optim::Kind::adam;
-    if (s == "rmsprop") return optim::Kind::rmsprop;
-    if (s == "adagrad") return optim::Kind::adagrad;
-    throw ValueError("ember.optim: unknown optimizer kind '" + s + "'");
-}
-
 }  // namespace
 
 void bind_optim(nb::module_& m) {
@@ -44,21 +35,23 @@ void bind_optim(nb::module_& m) {
            double dampening, double beta1, double beta2, double eps, double bias1,
            double bias2_sqrt, bool maximize, bool nesterov, bool first, bool amsgrad,
            bool decoupled, bool centered) {
-            optim::Hyper h;
-            h.kind = uint32_t(to_kind(kind));
-            h.lr = lr;
-            h.weight_decay = weight_decay;
-            h.momentum = momentum;
-            h.dampening = dampening;
-            h.beta1 = beta1;
-            h.beta2 = beta2;
-            h.eps = eps;
-            h.bias1 = bias1;
-            h.bias2_sqrt = bias2_sqrt;
-            h.flags = (maximize ? optim::f_maximize : 0) | (nesterov ? optim::f_nesterov : 0) |
-                      (first ? optim::f_first : 0) | (amsgrad ? optim::f_amsgrad : 0) |
-                      (decoupled ? optim::f_decoupled : 0) | (centered ? optim::f_centered : 0) |
-                      (momentum != 0 ? optim::f_momentum : 0);
+            optim::StepOptions o;
+            o.kind = kind;
+            o.lr = lr;
+            o.weight_decay = weight_decay;
+            o.momentum = momentum;
+            o.dampening = dampening;
+            o.beta1 = beta1;
+            o.beta2 = beta2;
+            o.eps = eps;
+            o.bias1 = bias1;
+            o.bias2_sqrt = bias2_sqrt;
+            o.maximize = maximize;
+            o.nesterov = nesterov;
+            o.first = first;
+            o.amsgrad = amsgrad;
+            o.decoupled = decoupled;
+            o.centered = centered;
             const std::vector<Array> p = arrays(params, "parameters"), g = arrays(grads, "grads");
             const std::vector<Array> a = arrays(s1, "states"), b = arrays(s2, "states"),
                                      c = arrays(s3, "states");
@@ -66,7 +59,7 @@ void bind_optim(nb::module_& m) {
             for (const Array& x : p)
                 total += x.size();
             heavy(total, [&] {
-                optim::step(h, p, g, a, b, c);
+                optim::step(o, p, g, a, b, c);
                 return 0;
             });
         },

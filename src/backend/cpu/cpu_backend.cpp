@@ -11,13 +11,14 @@
 
 #include "backend/cpu/blas.hpp"
 #include "backend/cpu/cpu.hpp"
+#include "backend/cpu/fft.hpp"
 #include "backend/cpu/lapack.hpp"
 #include "backend/cpu/reduce.hpp"
 #include "backend/cpu/rows.hpp"
 #include "backend/cpu/sort.hpp"
-#include "backend/cpu/thread_pool.hpp"
 #include "ember/error.hpp"
 #include "ops/convert.hpp"
+#include "support/thread_pool.hpp"
 
 namespace ember::host {
 
@@ -415,6 +416,7 @@ public:
     }
 
     void solver(const backend::SolverCall& call) override { lapack_solver(call); }
+    void fft(const backend::FftCall& call) override { host::fft(call); }
 
     void sort(const backend::SortCall& call) override { host::sort(call); }
     void searchsorted(const backend::SearchCall& call) override { host::searchsorted(call); }

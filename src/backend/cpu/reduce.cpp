@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "backend/cpu/cpu.hpp"
-#include "backend/cpu/thread_pool.hpp"
 #include "ember/error.hpp"
 #include "ops/convert.hpp"
 #include "ops/scalar.hpp"
+#include "support/thread_pool.hpp"
 
 namespace ember::host {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "backend/cpu/cpu.hpp"
-#include "backend/cpu/thread_pool.hpp"
 #include "ember/error.hpp"
+#include "support/thread_pool.hpp"
 
 namespace ember::host {
 

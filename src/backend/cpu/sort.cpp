@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu.hpp"
-#include "backend/cpu/thread_pool.hpp"
+#include "support/thread_pool.hpp"
 
 namespace ember::host {
 

@@ -6,9 +6,9 @@
 #include <mutex>
 
 #include "backend/backend.hpp"
-#include "backend/cpu/thread_pool.hpp"
 #include "backend/cuda/codegen.hpp"
 #include "backend/cuda/cublas.hpp"
+#include "backend/cuda/cufft.hpp"
 #include "backend/cuda/cusolver.hpp"
 #include "backend/cuda/optim_step.hpp"
 #include "backend/cuda/rows.hpp"
@@ -16,6 +16,7 @@
 #include "backend/cuda/scan.hpp"
 #include "backend/cuda/sort.hpp"
 #include "ember/error.hpp"
+#include "support/thread_pool.hpp"
 
 namespace ember::gpu {
 namespace {
@@ -395,6 +396,11 @@ public:
         DeviceState& d = device(dev);
         gpu::scatter(d, dst, src, off, n, isz, lo, extent, unique);
         after_async(d, "__setitem__");
+    }
+
+    void fft(const backend::FftCall& c) override {
+        const bool dbl = c.dtype == DType::float64 || c.dtype == DType::complex128;
+        gpu::cufft_execute(c.device, c.kind, dbl, c.n, c.batch, c.in, c.out, c.inverse);
     }
 
     void solver(const backend::SolverCall& call) override {

@@ -341,3 +341,11 @@ void cufft_clear_plans() {
 }
 
 }  // namespace ember::gpu
+
+namespace ember {
+
+// The public plan-cache API (ember/fft.hpp): the plans are the CUDA backend's alone.
+int fft_plan_cache_size() { return gpu::cufft_cached_plans(); }
+void fft_plan_cache_clear() { gpu::cufft_clear_plans(); }
+
+}  // namespace ember

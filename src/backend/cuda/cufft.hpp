@@ -1,6 +1,6 @@
 // cuFFT, loaded at run time like the driver (DESIGN.md §4): an LRU cache of batched 1-D plans per
-// device whose work areas come from ember's pool, and the transforms behind ember::fft_last_axis.
-// The interface takes a device index and raw pointers, so that src/core needs no CUDA type.
+// device whose work areas come from ember's pool, and the transforms of the CUDA backend's fft
+// family (backend.hpp's FftCall). The public plan-cache functions of ember/fft.hpp live here too.
 #pragma once
 
 #include <cstdint>

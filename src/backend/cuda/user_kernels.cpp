@@ -1,6 +1,6 @@
 // User kernels: NVRTC with name expressions, the memory and disk caches for whole modules,
 // module loading, function attributes and launches with the user's grid, block and stream.
-#include "backend/cuda/user_kernels.hpp"
+#include "ember/user_kernels.hpp"
 
 #include <dlfcn.h>
 #include <sys/stat.h>

@@ -1,6 +1,7 @@
 // User-written CUDA kernels (ember.RawKernel, RawModule, ElementwiseKernel, ReductionKernel):
 // NVRTC compilation with name expressions through ember's kernel caches, modules, launches.
-// No CUDA type appears here: modules and functions are opaque handles.
+// No CUDA type appears here (modules and functions are opaque handles), so it is public API; the
+// CUDA backend implements it (src/backend/cuda/user_kernels.cpp).
 #pragma once
 
 #include <cstddef>

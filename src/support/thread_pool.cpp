@@ -1,5 +1,6 @@
-// The CPU backend's thread pool: persistent workers woken per parallel_for.
-#include "backend/cpu/thread_pool.hpp"
+// The host thread pool (the CPU backend's loops, and host work of any layer): persistent workers
+// woken per parallel_for.
+#include "support/thread_pool.hpp"
 
 #include <atomic>
 #include <chrono>

@@ -1,6 +1,8 @@
-// The recording entry points the op front-ends call (src/core): each front-end tests for
-// autograd state with one null check per operand, and only then comes here, where the plain op
-// runs under NoGradGuard and its backward node is attached to the result.
+// The recording hook of the op front-ends (src/core): each front-end tests for autograd state
+// with one null check per operand, and only then calls an entry point declared here, where the
+// plain op runs under NoGradGuard and its backward node is attached to the result. The core owns
+// this list; autograd (src/autograd) implements it and owns every node and formula, so the core
+// includes nothing of autograd's.
 #pragma once
 
 #include <functional>
@@ -11,6 +13,11 @@
 #include "ember/autograd.hpp"
 #include "ember/linalg.hpp"
 #include "ember/ops.hpp"
+
+namespace ember::nn::detail {
+struct Rows;
+struct CrossEntropySaved;
+}  // namespace ember::nn::detail
 
 namespace ember::autograd::detail {
 
@@ -50,20 +57,18 @@ void on_copy(const Array& x, const Array& r, const char* name);
 // Array::view (as_strided): no derivative (backward raises).
 void on_strided(const Array& x, const Array& r);
 
-// Outputs of an op without a backward formula: backward through them raises naming `op`.
-void not_implemented(const char* op, std::span<const Array* const> inputs,
-                     std::span<Array* const> outputs);
+// Scans: cumsum (cumprod has no formula: autograd::not_implemented).
+Array cumsum(const Array& x, std::optional<int64_t> axis, std::optional<DType> dtype);
+
+// The fused row ops (src/core/rows.cpp): their outputs were computed under NoGradGuard; these
+// attach the nodes when an input requires grad (nothing otherwise).
+void on_softmax(const Array& x, Array& y, const nn::detail::Rows& L, bool log);
+void on_cross_entropy(const Array& x, Array& loss, const nn::detail::Rows& L,
+                      nn::detail::CrossEntropySaved saved);
+void on_layer_norm(const Array& x, const Array& gamma, const Array& beta, Array& y,
+                   const Array& mean, const Array& rstd, int k, double eps);
+
 linalg::Factors factorize(linalg::Factorization kind, const Array& a, const Array* b,
                           const Array* ipiv, const Array* tau, bool vectors, bool full);
-
-// Raises for an in-place write into `out` that autograd cannot follow (a leaf that requires
-// grad, a view of an array that requires grad) while grad mode is on.
-void check_inplace(const Array& out, const std::string& who);
-// An in-place op made by `node` gave `out` a new history (output 0 of node).
-void rebase_history(const Array& out, const std::shared_ptr<Node>& node);
-// A view whose base got a new history gets a new one of its own (a view of the base's).
-void refresh_view(const Array& view);
-// The engine's gradient fitting (broadcast dims summed, cast to the input's dtype).
-Array fit_gradient(Array g, const TensorInfo& in, const Node& n);
 
 }  // namespace ember::autograd::detail

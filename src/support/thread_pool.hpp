@@ -1,4 +1,5 @@
-// A fixed pool of worker threads for splitting large host loops over the cores.
+// A fixed pool of worker threads for splitting large host loops over the cores; shared by the
+// layers (the CPU backend's loops, the CUDA backend's host-side packing), so it belongs to none.
 #pragma once
 
 #include <cstdint>
