@@ -457,123 +457,6 @@ __device__ inline bfloat16 nextafter(bfloat16 a, bfloat16 b) { return half_nexta
 }  // namespace ember
 )EMBER_PRELUDE";
 
-// Reduction policies (identity, load, combine, finish) for the reduce kernels; the combine steps
-// are the op table's scalar bodies, as on the CPU.
-constexpr std::string_view reduce_prelude = R"EMBER_REDUCE(// ember reduction policies.
-#pragma once
-
-namespace ember::dev {
-
-// The kept and reduced dimensions of a reduction, innermost first: kept dims have an input and
-// an output stride, reduced dims an input stride (layout of ember::gpu::ReduceGeometry).
-struct ReduceGeometry {
-    long long kshape[8], kin[8], kout[8];
-    long long rshape[8], rin[8];
-};
-
-template <class A>
-__device__ inline A lowest_value() {
-    if constexpr (std::is_same_v<A, bool>) {
-        return false;
-    } else if constexpr (is_cplx<A>::value) {
-        using R = typename A::value_type;
-        return A(-num_limits<R>::infinity(), -num_limits<R>::infinity());
-    } else if constexpr (std::is_floating_point_v<A>) {
-        return -num_limits<A>::infinity();
-    } else {
-        return num_limits<A>::lowest();
-    }
-}
-template <class A>
-__device__ inline A highest_value() {
-    if constexpr (std::is_same_v<A, bool>) {
-        return true;
-    } else if constexpr (is_cplx<A>::value) {
-        using R = typename A::value_type;
-        return A(num_limits<R>::infinity(), num_limits<R>::infinity());
-    } else if constexpr (std::is_floating_point_v<A>) {
-        return num_limits<A>::infinity();
-    } else {
-        return num_limits<A>::max();
-    }
-}
-
-// T: the stored input type, A: the accumulator, Out: the stored output type.
-template <class T, class A, class Out, class Combine>
-struct Fold {
-    using acc_t = A;
-    __device__ static A load(const T& v, long long) { return convert<A>(v); }
-    __device__ static A combine(const A& a, const A& b) { return Combine::apply(a, b); }
-    __device__ static Out finish(const A& a) { return convert<Out>(a); }
-};
-template <class T, class A, class Out>
-struct RSum : Fold<T, A, Out, ember::ops::op_add> {
-    __device__ static A identity() { return A(0); }
-};
-template <class T, class A, class Out>
-struct RProd : Fold<T, A, Out, ember::ops::op_multiply> {
-    __device__ static A identity() { return A(1); }
-};
-template <class T, class A, class Out>
-struct RMax : Fold<T, A, Out, ember::ops::op_maximum> {
-    __device__ static A identity() { return lowest_value<A>(); }
-};
-template <class T, class A, class Out>
-struct RMin : Fold<T, A, Out, ember::ops::op_minimum> {
-    __device__ static A identity() { return highest_value<A>(); }
-};
-struct LogicalOr {
-    __device__ static bool apply(bool a, bool b) { return a || b; }
-};
-struct LogicalAnd {
-    __device__ static bool apply(bool a, bool b) { return a && b; }
-};
-template <class T, class A, class Out>
-struct RAny : Fold<T, bool, Out, LogicalOr> {
-    __device__ static bool identity() { return false; }
-};
-template <class T, class A, class Out>
-struct RAll : Fold<T, bool, Out, LogicalAnd> {
-    __device__ static bool identity() { return true; }
-};
-
-// argmax/argmin: the first extremum, NaN counting as the extremum (NumPy), so ties and NaNs go
-// to the smaller index whatever order partial results meet in.
-template <class C>
-struct ArgAcc {
-    C v;
-    long long i;
-};
-template <class T, class C, bool IsMax>
-struct RArg {
-    using acc_t = ArgAcc<C>;
-    __device__ static acc_t identity() {
-        return {IsMax ? lowest_value<C>() : highest_value<C>(), 0x7fffffffffffffffll};
-    }
-    __device__ static acc_t load(const T& v, long long r) { return {convert<C>(v), r}; }
-    __device__ static acc_t combine(const acc_t& a, const acc_t& b) {
-        const bool na = ember::ops::isnan_(a.v), nb = ember::ops::isnan_(b.v);
-        if (na || nb) return (na && nb) ? (b.i < a.i ? b : a) : (na ? a : b);
-        if (IsMax ? ember::ops::lt_(a.v, b.v) : ember::ops::lt_(b.v, a.v)) return b;
-        if (IsMax ? ember::ops::lt_(b.v, a.v) : ember::ops::lt_(a.v, b.v)) return a;
-        return b.i < a.i ? b : a;
-    }
-    __device__ static long long finish(const acc_t& a) { return a.i < 0x7fffffffffffffffll ? a.i : 0; }
-};
-
-// The second pass: inputs are partial accumulators of P.
-template <class P>
-struct Partials {
-    using acc_t = typename P::acc_t;
-    __device__ static acc_t identity() { return P::identity(); }
-    __device__ static acc_t load(const acc_t& v, long long) { return v; }
-    __device__ static acc_t combine(const acc_t& a, const acc_t& b) { return P::combine(a, b); }
-    __device__ static auto finish(const acc_t& a) { return P::finish(a); }
-};
-
-}  // namespace ember::dev
-)EMBER_REDUCE";
-
 void replace_all(std::string& s, std::string_view from, std::string_view to) {
     for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
         s.replace(p, from.size(), to);
@@ -587,80 +470,6 @@ const std::string& prelude_text() {
         return t;
     }();
     return text;
-}
-
-// Device spelling of each dtype's storage type.
-std::string_view device_type(DType t) {
-    switch (t) {
-        case DType::bool_:
-            return "bool";
-        case DType::int8:
-            return "int8_t";
-        case DType::int16:
-            return "int16_t";
-        case DType::int32:
-            return "int32_t";
-        case DType::int64:
-            return "int64_t";
-        case DType::uint8:
-            return "uint8_t";
-        case DType::uint16:
-            return "uint16_t";
-        case DType::uint32:
-            return "uint32_t";
-        case DType::uint64:
-            return "uint64_t";
-        case DType::float16:
-            return "ember::float16";
-        case DType::bfloat16:
-            return "ember::bfloat16";
-        case DType::float32:
-            return "float";
-        case DType::float64:
-            return "double";
-        case DType::complex64:
-            return "ember::dev::complex64";
-        case DType::complex128:
-            return "ember::dev::complex128";
-    }
-    return "void";
-}
-
-// Short dtype code for kernel names.
-std::string_view code(DType t) {
-    switch (t) {
-        case DType::bool_:
-            return "b1";
-        case DType::int8:
-            return "i8";
-        case DType::int16:
-            return "i16";
-        case DType::int32:
-            return "i32";
-        case DType::int64:
-            return "i64";
-        case DType::uint8:
-            return "u8";
-        case DType::uint16:
-            return "u16";
-        case DType::uint32:
-            return "u32";
-        case DType::uint64:
-            return "u64";
-        case DType::float16:
-            return "f16";
-        case DType::bfloat16:
-            return "bf16";
-        case DType::float32:
-            return "f32";
-        case DType::float64:
-            return "f64";
-        case DType::complex64:
-            return "c64";
-        case DType::complex128:
-            return "c128";
-    }
-    return "x";
 }
 
 bool has_loop(ops::OpId op, DType compute) {
@@ -731,12 +540,12 @@ std::string kernel_name(const MapKernel& k) {
     std::string s = "ember_map_";
     s += oi.name;
     s += '_';
-    s += code(k.compute);
+    s += dtype_code(k.compute);
     s += "__";
-    s += code(k.out);
+    s += dtype_code(k.out);
     for (int i = 0; i < oi.arity; ++i) {
         s += '_';
-        s += code(k.in[i]);
+        s += dtype_code(k.in[i]);
         if (k.scalar_mask & (1u << i)) s += 's';
     }
     s += layout_suffix(k.layout == MapLayout::strided, k.ndim, k.index64,
@@ -936,9 +745,9 @@ std::vector<CopyKernel> layout_variants(const CopyKernel& k) { return variants_o
 
 std::string copy_kernel_name(const CopyKernel& k) {
     std::string s = "ember_copy_";
-    s += code(k.out);
+    s += dtype_code(k.out);
     s += '_';
-    s += code(k.in);
+    s += dtype_code(k.in);
     if (k.scalar) s += 's';
     s += layout_suffix(k.layout == MapLayout::strided, k.ndim, k.index64, k.vec);
     return s;
@@ -970,7 +779,7 @@ std::string copy_kernel_text(const CopyKernel& k) {
 }
 
 std::string iota_kernel_name(DType out, bool index64) {
-    return "ember_iota_" + std::string(code(out)) + (index64 ? "_i64" : "_i32");
+    return "ember_iota_" + std::string(dtype_code(out)) + (index64 ? "_i64" : "_i32");
 }
 
 std::string iota_kernel_text(DType out, bool index64) {
@@ -1005,7 +814,8 @@ std::string iota_kernel_text(DType out, bool index64) {
     return s;
 }
 
-Program single_program(std::string kernel_name, std::string text, bool reduce, bool cplx) {
+Program single_program(std::string kernel_name, std::string text, bool cplx,
+                       std::vector<ProgramHeader> extra) {
     Program p;
     p.name = kernel_name + ".cu";
     p.source = "// Generated by ember (src/backend/cuda/codegen.cpp).\n";
@@ -1013,205 +823,19 @@ Program single_program(std::string kernel_name, std::string text, bool reduce, b
     p.source +=
         "#include \"ember/device_prelude.cuh\"\n"
         "#include \"ember/ops/scalar.hpp\"\n";
-    if (reduce) p.source += "#include \"ember/reduce_prelude.cuh\"\n";
+    for (const ProgramHeader& h : extra)
+        p.source += "#include \"" + h.first + "\"\n";
     p.source += '\n';
     p.source += text;
     p.headers = {{"ember/device_prelude.cuh", prelude_text()},
                  {"ember/ops/scalar.hpp", std::string(scalar_header_text())}};
-    if (reduce) p.headers.emplace_back("ember/reduce_prelude.cuh", std::string(reduce_prelude));
+    for (ProgramHeader& h : extra)
+        p.headers.push_back(std::move(h));
     return p;
 }
 
-std::string_view reduce_kind_name(ReduceKind k) {
-    switch (k) {
-        case ReduceKind::sum:
-            return "sum";
-        case ReduceKind::prod:
-            return "prod";
-        case ReduceKind::max:
-            return "max";
-        case ReduceKind::min:
-            return "min";
-        case ReduceKind::any:
-            return "any";
-        case ReduceKind::all:
-            return "all";
-        case ReduceKind::argmax:
-            return "argmax";
-        case ReduceKind::argmin:
-            return "argmin";
-    }
-    return "reduce";
-}
-
-std::string reduce_kernel_name(const ReduceKernel& k) {
-    std::string s = "ember_reduce_";
-    s += reduce_kind_name(k.kind);
-    s += '_';
-    s += code(k.out);
-    s += '_';
-    s += code(k.in);
-    s += '_';
-    s += code(k.acc);
-    s += "__t" + std::to_string(k.tpo) + "_k" + std::to_string(k.nk) + "_r" + std::to_string(k.nr);
-    if (k.vec > 1) s += "_v" + std::to_string(k.vec);
-    if (k.partial_in) s += "_pin";
-    if (k.partial_out) s += "_pout";
-    s += k.index64 ? "_i64" : "_i32";
-    return s;
-}
-
-std::string reduce_kernel_text(const ReduceKernel& k) {
-    if (k.nk < 0 || k.nk > max_strided_dims || k.nr < 0 || k.nr > max_strided_dims)
-        throw ValueError("reduce kernel: dims outside 0.." + std::to_string(max_strided_dims));
-    if (!(k.tpo == 1 || k.tpo == 32 || k.tpo == 256))
-        throw ValueError("reduce kernel: threads per output must be 1, 32 or 256");
-    if (k.vec > 1 && (k.nr != 1 || k.tpo == 1 || k.partial_in))
-        throw ValueError("reduce kernel: vector loads need one unit-stride reduced dim");
-    const bool arg = k.kind == ReduceKind::argmax || k.kind == ReduceKind::argmin;
-    const std::string name = reduce_kernel_name(k);
-    const std::string in_t(device_type(k.in)), acc_t(device_type(k.acc)), out_t(device_type(k.out));
-    std::string policy;
-    switch (k.kind) {
-        case ReduceKind::sum:
-            policy = "RSum";
-            break;
-        case ReduceKind::prod:
-            policy = "RProd";
-            break;
-        case ReduceKind::max:
-            policy = "RMax";
-            break;
-        case ReduceKind::min:
-            policy = "RMin";
-            break;
-        case ReduceKind::any:
-            policy = "RAny";
-            break;
-        case ReduceKind::all:
-            policy = "RAll";
-            break;
-        case ReduceKind::argmax:
-        case ReduceKind::argmin:
-            policy = "RArg";
-            break;
-    }
-    policy = "ember::dev::" + policy + "<" + in_t + ", " + acc_t + ", " +
-             (arg ? std::string(k.kind == ReduceKind::argmax ? "true" : "false") : out_t) + ">";
-    if (k.partial_in) policy = "ember::dev::Partials<" + policy + ">";
-    const std::string P = "P_" + name;
-    const std::string Idx = k.index64 ? "long long" : "unsigned int";
-    const std::string Off = k.index64 ? "long long" : "int";
-
-    std::string s = "// " + std::string(reduce_kind_name(k.kind)) + ": " +
-                    std::string(ember::name(k.out)) + " <- " + std::string(ember::name(k.in)) +
-                    ", accumulated in " + std::string(ember::name(k.acc)) + "; ";
-    s += k.tpo == 1 ? std::string("one thread per output")
-                    : std::to_string(k.tpo) + " threads per output";
-    s += ", " + std::to_string(k.nk) + " kept and " + std::to_string(k.nr) + " reduced dims";
-    if (k.vec > 1) s += ", " + std::to_string(k.vec) + "-wide loads";
-    if (k.partial_in) s += ", combining partials";
-    if (k.partial_out) s += ", writing partials";
-    s += k.index64 ? ", 64-bit indices.\n" : ", 32-bit indices.\n";
-    s += "using " + P + " = " + policy + ";\n";
-    s += "extern \"C\" __global__ void __launch_bounds__(256) " + name + "(\n";
-    s += "    " + (k.partial_out ? P + "::acc_t" : out_t) + "* __restrict__ out,\n";
-    s += "    const " + (k.partial_in ? P + "::acc_t" : in_t) + "* __restrict__ in,\n";
-    s += "    const ember::dev::ReduceGeometry g,\n";
-    s += "    const " + Idx + " nout,\n    const " + Idx + " nred,\n    const " + Idx +
-         " chunk) {\n";
-    s += "    using namespace ember::dev;\n";
-    s += "    using P = " + P + ";\n    using A = P::acc_t;\n";
-    s += "    using Index = " + Idx + ";\n    using Offset = " + Off + ";\n";
-    s += "    constexpr unsigned TPO = " + std::to_string(k.tpo) + ";  // threads per output\n";
-    s += "    const Index m = Index(blockIdx.x) * (256 / TPO) + threadIdx.x / TPO;\n";
-    s += "    const unsigned lane = threadIdx.x % TPO;\n";
-    s += "    const Index begin = Index(blockIdx.y) * chunk;\n";
-    s += "    const Index end = nred - begin < chunk ? nred : begin + chunk;\n";
-    s += "    A acc = P::identity();\n";
-    s += "    Offset ib = 0, ob = 0;\n";
-    s += "    if (m < nout) {\n";
-    if (k.nk > 0) {
-        s += "        Index rem = m;\n";
-        if (k.nk > 1) {
-            s += "#pragma unroll\n";
-            s += "        for (int d = 0; d < " + std::to_string(k.nk - 1) + "; ++d) {\n";
-            s += "            const Index q = rem / Index(g.kshape[d]);\n";
-            s += "            const Offset x = Offset(rem - q * Index(g.kshape[d]));\n";
-            s += "            rem = q;\n";
-            s += "            ib += x * Offset(g.kin[d]);\n";
-            s += "            ob += x * Offset(g.kout[d]);\n";
-            s += "        }\n";
-        }
-        const std::string last = std::to_string(k.nk - 1);
-        s += "        ib += Offset(rem) * Offset(g.kin[" + last + "]);\n";
-        s += "        ob += Offset(rem) * Offset(g.kout[" + last + "]);\n";
-    }
-    if (k.vec > 1) {
-        const std::string V = std::to_string(k.vec);
-        s += "        using VT = vec_t<" + in_t + ", " + V + ">;\n";
-        s += "        const VT* vin = reinterpret_cast<const VT*>(in + ib);\n";
-        s += "#pragma unroll 2\n";
-        s += "        for (Index rv = begin / " + V + " + lane; rv < end / " + V +
-             "; rv += TPO) {\n";
-        s += "            const VT x = vin[rv];\n";
-        s += "#pragma unroll\n";
-        s += "            for (int e = 0; e < " + V + "; ++e)\n";
-        s += "                acc = P::combine(acc, P::load(x.v[e], (long long)(rv * " + V +
-             " + e)));\n";
-        s += "        }\n";
-    } else {
-        s += "#pragma unroll 4\n";
-        s += "        for (Index r = begin + lane; r < end; r += TPO) {\n";
-        s += "            Offset io = ib;\n";
-        if (k.nr > 0) {
-            s += "            Index rr = r;\n";
-            if (k.nr > 1) {
-                s += "#pragma unroll\n";
-                s += "            for (int d = 0; d < " + std::to_string(k.nr - 1) + "; ++d) {\n";
-                s += "                const Index q = rr / Index(g.rshape[d]);\n";
-                s += "                io += Offset(rr - q * Index(g.rshape[d])) * "
-                     "Offset(g.rin[d]);\n";
-                s += "                rr = q;\n";
-                s += "            }\n";
-            }
-            s +=
-                "            io += Offset(rr) * Offset(g.rin[" + std::to_string(k.nr - 1) + "]);\n";
-        }
-        s += "            acc = P::combine(acc, P::load(in[io], (long long)r));\n";
-        s += "        }\n";
-    }
-    s += "    }\n";
-    if (k.tpo > 1) {
-        s += "    // Fixed-order tree over the threads of one output: deterministic results.\n";
-        s += "    __shared__ alignas(16) unsigned char smem_raw[256 * sizeof(A)];\n";
-        s += "    A* smem = reinterpret_cast<A*>(smem_raw);\n";
-        s += "    smem[threadIdx.x] = acc;\n";
-        s += "    __syncthreads();\n";
-        s += "#pragma unroll\n";
-        s += "    for (unsigned s = TPO / 2; s > 0; s >>= 1) {\n";
-        s += "        if (lane < s) smem[threadIdx.x] = P::combine(smem[threadIdx.x], "
-             "smem[threadIdx.x + s]);\n";
-        s += "        __syncthreads();\n";
-        s += "    }\n";
-        s += "    acc = smem[threadIdx.x];\n";
-    }
-    s += "    if (lane == 0 && m < nout)\n";
-    if (k.partial_out)
-        s += "        out[Index(blockIdx.y) * nout + m] = acc;\n";
-    else
-        s += "        out[ob] = P::finish(acc);\n";
-    s += "}\n";
-    return s;
-}
-
-Program reduce_program(const ReduceKernel& k) {
-    return single_program(reduce_kernel_name(k), reduce_kernel_text(k), true,
-                          is_complex(k.in) || is_complex(k.acc) || is_complex(k.out));
-}
-
 Program copy_program(const CopyKernel& k) {
-    return single_program(copy_kernel_name(k), copy_kernel_text(k), false,
+    return single_program(copy_kernel_name(k), copy_kernel_text(k),
                           is_complex(k.in) || is_complex(k.out));
 }
 RandomFamily random_family(rng::Dist d) {
@@ -1223,7 +847,7 @@ RandomFamily random_family(rng::Dist d) {
 
 std::string random_kernel_name(RandomFamily f, DType out) {
     static const char* fam[] = {"bits", "real", "streamed_real", "streamed_int"};
-    return "ember_random_" + std::string(fam[int(f)]) + "_" + std::string(code(out));
+    return "ember_random_" + std::string(fam[int(f)]) + "_" + std::string(dtype_code(out));
 }
 
 std::string random_kernel_text(RandomFamily f, DType out) {
@@ -1289,7 +913,7 @@ std::string random_kernel_text(RandomFamily f, DType out) {
 }
 
 Program random_program(RandomFamily f, DType out) {
-    Program p = single_program(random_kernel_name(f, out), "", false, false);
+    Program p = single_program(random_kernel_name(f, out), "", false);
     p.source =
         "// Generated by ember (src/backend/cuda/codegen.cpp): random numbers.\n"
         "#include \"ember/device_prelude.cuh\"\n"
@@ -1320,10 +944,10 @@ Program gather_program(int itemsize) {
          "step)\n";
     s += "        out[i] = src[offsets[i]];\n";
     s += "}\n";
-    return single_program(nm, s, false, false);
+    return single_program(nm, s, false);
 }
 
-std::string int_matmul_kernel_name(DType t) { return "ember_matmul_" + std::string(code(t)); }
+std::string int_matmul_kernel_name(DType t) { return "ember_matmul_" + std::string(dtype_code(t)); }
 
 Program int_matmul_program(DType t) {
     const std::string ty(device_type(t)), nm = int_matmul_kernel_name(t);
@@ -1349,11 +973,11 @@ Program int_matmul_program(DType t) {
     s += "        }\n";
     s += "        c[i * ldc + j] = " + (b ? std::string("acc") : ty + "(acc)") + ";\n";
     s += "    }\n}\n";
-    return single_program(nm, s, false, false);
+    return single_program(nm, s, false);
 }
 
 Program iota_program(DType out, bool index64) {
-    return single_program(iota_kernel_name(out, index64), iota_kernel_text(out, index64), false,
+    return single_program(iota_kernel_name(out, index64), iota_kernel_text(out, index64),
                           is_complex(out));
 }
 
