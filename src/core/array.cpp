@@ -38,6 +38,38 @@ Storage::~Storage() {
 
 // ---- Scalar -----------------------------------------------------------------------------------
 
+namespace {
+
+// The strongly typed Scalar of the dtype-`t` value stored at `buf` (NumPy's conversions to the
+// bool, integer and complex views).
+Scalar scalar_from_bytes(DType t, const unsigned char* buf) {
+    Scalar s;
+    s.dtype = t;
+    s.weak = WeakKind::none;
+    visit_dtype(t, [&](auto tag) {
+        using T = decltype(tag);
+        T v{};
+        std::memcpy(&v, buf, sizeof(T));
+        using ops::convert;
+        s.b = convert<bool>(v);
+        if constexpr (ops::is_cplx<T>::value) {
+            s.c = std::complex<double>(v.real(), v.imag());
+        } else {
+            s.c = convert<double>(v);
+            if constexpr (std::is_integral_v<T>) {
+                s.i = int64_t(v);
+                s.u = uint64_t(v);
+            } else {
+                s.i = convert<int64_t>(v);
+                s.u = convert<uint64_t>(v);
+            }
+        }
+    });
+    return s;
+}
+
+}  // namespace
+
 Scalar Scalar::from_uint64(uint64_t v) {
     Scalar s{int64_t(v)};
     s.u = v;
@@ -47,26 +79,10 @@ Scalar Scalar::from_uint64(uint64_t v) {
 }
 
 Scalar Scalar::strong(DType t) const {
-    Scalar s;
-    s.dtype = t;
-    s.weak = WeakKind::none;
     alignas(16) unsigned char buf[16];
     store(t, buf, false, "ember");
-    visit_dtype(t, [&](auto tag) {
-        using T = decltype(tag);
-        T v{};
-        std::memcpy(&v, buf, sizeof(T));
-        using ops::convert;
-        s.b = convert<bool>(v);
-        if constexpr (ops::is_cplx<T>::value) {
-            s.c = std::complex<double>(v.real(), v.imag());
-            s.i = int64_t(v.real());
-        } else {
-            s.c = convert<double>(v);
-            s.i = convert<int64_t>(v);
-            s.u = convert<uint64_t>(v);
-        }
-    });
+    Scalar s = scalar_from_bytes(t, buf);
+    if (is_complex(t)) s.i = int64_t(s.c.real());
     return s;
 }
 
@@ -511,29 +527,7 @@ Scalar Array::item() const {
         backend::of(device(), "ember.item")
             .copy_to_host(buf, data(), size_t(itemsize()), device().index);
     }
-    Scalar s;
-    s.dtype = dtype_;
-    s.weak = WeakKind::none;
-    visit_dtype(dtype_, [&](auto tag) {
-        using T = decltype(tag);
-        T v{};
-        std::memcpy(&v, buf, sizeof(T));
-        using ops::convert;
-        s.b = convert<bool>(v);
-        if constexpr (ops::is_cplx<T>::value) {
-            s.c = std::complex<double>(v.real(), v.imag());
-        } else {
-            s.c = convert<double>(v);
-            if constexpr (std::is_integral_v<T>) {
-                s.i = int64_t(v);
-                s.u = uint64_t(v);
-            } else {
-                s.i = convert<int64_t>(v);
-                s.u = convert<uint64_t>(v);
-            }
-        }
-    });
-    return s;
+    return scalar_from_bytes(dtype_, buf);
 }
 
 void Array::assign(const Array& src) const {

@@ -110,6 +110,35 @@ TEST(CudaCodegen, EmbedsTheHostScalarHeader) {
     EXPECT_EQ(std::string(gpu::scalar_header_text()), read_file(p));
 }
 
+// The device prelude holds src/ops/convert.hpp's text, so host and device convert the same way.
+TEST(CudaCodegen, EmbedsTheHostConvertHeader) {
+    const std::filesystem::path p =
+        std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "src" / "ops" /
+        "convert.hpp";
+    const std::string prelude(gpu::device_prelude_text());
+    EXPECT_NE(prelude.find(read_file(p)), std::string::npos);
+    EXPECT_EQ(prelude.find("#include \"ember/ops/convert.hpp\""), std::string::npos);
+}
+
+// NVRTC gets random.hpp with the ziggurat tables' block of ziggurat_tables.hpp in place of its
+// include (no header of that name is handed over).
+TEST(CudaCodegen, EmbedsTheZigguratTablesInTheRandomHeader) {
+    const std::filesystem::path ops =
+        std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "src" / "ops";
+    const std::string tables = read_file(ops / "ziggurat_tables.hpp");
+    const size_t b = tables.find("// BEGIN ziggurat tables");
+    const size_t e = tables.find("// END ziggurat tables\n");
+    ASSERT_NE(b, std::string::npos);
+    ASSERT_NE(e, std::string::npos);
+    const std::string block = tables.substr(b, e + 23 - b);
+    const gpu::Program p = gpu::random_program(gpu::RandomFamily::real, DType::float32);
+    std::string random;
+    for (const auto& [name, text] : p.headers)
+        if (name == "ember/ops/random.hpp") random = text;
+    EXPECT_NE(random.find(block), std::string::npos);
+    EXPECT_EQ(random.find("ziggurat_tables.hpp\""), std::string::npos);
+}
+
 // (b) The generated source of add float32 (contiguous) is checked in; regenerate it with
 // EMBER_UPDATE_SNAPSHOTS=1 after an intended change and review the diff.
 TEST(CudaCodegen, SnapshotAddFloat32Contiguous) {

@@ -7,17 +7,14 @@
 #include <string_view>
 #include <vector>
 
+#include "backend/cuda/codegen/common.hpp"
+#include "backend/cuda/codegen/reduce.hpp"
 #include "backend/cuda/nvrtc.hpp"
 #include "ember/dtype.hpp"
 #include "ember/optable.hpp"
 #include "ops/random.hpp"
 
 namespace ember::gpu {
-
-// Most collapsed dimensions a strided kernel handles; the host splits deeper loops into
-// launches over the outer dimensions.
-inline constexpr int max_strided_dims = 8;
-inline constexpr int max_map_operands = 4;  // output + up to three inputs
 
 // The by-value kernel argument describing a strided iteration space: dims innermost first,
 // strides in elements per operand (operand 0 is the output). The device prelude declares the
@@ -51,29 +48,6 @@ struct CopyKernel {
     int ndim = 1;
     bool index64 = false;
     int vec = 1;
-};
-
-// The by-value geometry of a reduction: kept dims (input and output strides) and reduced dims
-// (input strides), innermost first, in elements. The reduce prelude declares the same layout.
-struct ReduceGeometry {
-    int64_t kshape[max_strided_dims], kin[max_strided_dims], kout[max_strided_dims];
-    int64_t rshape[max_strided_dims], rin[max_strided_dims];
-};
-
-enum class ReduceKind : uint8_t { sum, prod, max, min, any, all, argmax, argmin };
-
-// One reduction kernel. Threads per output: 1 (each thread folds its output's values serially;
-// used when the innermost input dim is kept) or 32/256 (a group of threads folds one output and
-// finishes with a fixed-order tree). The reduced extent may be split into segments (grid.y):
-// the first pass writes partial accumulators, a second pass (partial_in) combines them in order.
-struct ReduceKernel {
-    ReduceKind kind{};
-    DType in{}, acc{}, out{};  // acc: never 16-bit (those accumulate in float32)
-    int tpo = 1;
-    int nk = 0, nr = 0;  // kept and reduced dims, 0..max_strided_dims
-    int vec = 1;         // vector loads (tpo > 1, nr == 1 with unit stride)
-    bool partial_in = false, partial_out = false;
-    bool index64 = false;
 };
 
 // The dtype an op's scalar body returns for compute type `compute` (its output rule).
@@ -123,9 +97,6 @@ std::string int_matmul_kernel_name(DType t);
 std::string gather_kernel_name(int itemsize);
 Program gather_program(int itemsize);
 Program int_matmul_program(DType t);
-std::string reduce_kernel_name(const ReduceKernel& k);
-std::string reduce_kernel_text(const ReduceKernel& k);
-Program reduce_program(const ReduceKernel& k);
 
 // The device prelude (what scalar.hpp's host includes give it, plus conversions and float16 /
 // bfloat16) and the text of src/ops/scalar.hpp embedded at build time.

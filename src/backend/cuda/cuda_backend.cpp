@@ -10,6 +10,8 @@
 #include "backend/cuda/cublas.hpp"
 #include "backend/cuda/cufft.hpp"
 #include "backend/cuda/cusolver.hpp"
+#include "backend/cuda/launch.hpp"
+#include "backend/cuda/launch_small.hpp"
 #include "backend/cuda/optim_step.hpp"
 #include "backend/cuda/rows.hpp"
 #include "backend/cuda/runtime.hpp"
@@ -22,34 +24,6 @@ namespace ember::gpu {
 namespace {
 
 using backend::Loop;
-
-constexpr int64_t i32_limit = int64_t(1) << 31;
-
-// Key packing: 4 bits of family, then the family's fields.
-enum Family : uint64_t {
-    fam_map = 1,
-    fam_copy = 2,
-    fam_iota = 3,
-    fam_reduce = 4,
-    fam_random = 5,
-    fam_matmul = 6,
-    fam_gather = 7
-};
-
-struct KeyBuilder {
-    KernelKey k;
-    int bits = 0;
-    KeyBuilder& put(uint64_t v, int width) {
-        if (bits < 64) {
-            k.lo |= v << bits;
-            if (bits + width > 64) k.hi |= v >> (64 - bits);
-        } else {
-            k.hi |= v << (bits - 64);
-        }
-        bits += width;
-        return *this;
-    }
-};
 
 bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15u) == 0; }
 
@@ -127,12 +101,6 @@ void for_each_launch(const Loop& l, Fn&& fn) {
         }
     }
 }
-
-struct Args {
-    void* ptrs[16];
-    int n = 0;
-    void add(void* p) { ptrs[n++] = p; }
-};
 
 KernelKey map_key(const MapKernel& k) {
     KeyBuilder kb;
@@ -283,77 +251,19 @@ public:
     }
 
     void iota(const Loop& l, const Scalar& start, const Scalar& step) override {
-        const int64_t n = l.numel();
-        if (n == 0) return;
-        DeviceState& d = device(l.device);
-        const DType t = l.dtype[0];
-        const bool i64 = n >= i32_limit;
-        KernelKey key = KeyBuilder().put(fam_iota, 4).put(uint64_t(t), 4).put(i64, 1).k;
-        CUfunction f = kernel(d, key, [&] {
-            return KernelSource{iota_program(t, i64), iota_kernel_name(t, i64)};
-        });
-        void* out = l.data[0];
-        long long stride = l.ndim() ? l.strides[0][0] : 1;
-        long long istart = start.i, istep = step.i;
-        double fstart = start.c.real(), fstep = step.c.real();
-        alignas(16) double cstart[2] = {start.c.real(), start.c.imag()};
-        alignas(16) double cstep[2] = {step.c.real(), step.c.imag()};
-        unsigned n32 = unsigned(n);
-        long long n64 = n;
-        Args a;
-        a.add(&out);
-        a.add(&stride);
-        switch (kind(t)) {
-            case Kind::complex:
-                a.add(cstart);
-                a.add(cstep);
-                break;
-            case Kind::floating:
-                a.add(&fstart);
-                a.add(&fstep);
-                break;
-            default:
-                a.add(&istart);
-                a.add(&istep);
-        }
-        a.add(i64 ? static_cast<void*>(&n64) : static_cast<void*>(&n32));
-        launch(d, f, grid_for(d, n), 1, a.ptrs, "arange");
+        if (l.numel() == 0) return;
+        gpu::iota(device(l.device), l, start, step);
     }
 
     void random(const rng::Params& p, void* out, DType t, int64_t n, int dev) override {
         if (n <= 0) return;
-        DeviceState& d = device(dev);
-        const RandomFamily fam = random_family(p.dist);
-        const KernelKey key =
-            KeyBuilder().put(fam_random, 4).put(uint64_t(fam), 4).put(uint64_t(t), 4).k;
-        CUfunction f = kernel(d, key, [&] {
-            return KernelSource{random_program(fam, t), random_kernel_name(fam, t)};
-        });
-        const bool packed = fam == RandomFamily::bits || fam == RandomFamily::real;
-        const int64_t items =
-            packed ? (n + rng::per_block(int(itemsize(t))) - 1) / rng::per_block(int(itemsize(t)))
-                   : n;
-        rng::Params params = p;
-        unsigned long long count = (unsigned long long)n;
-        void* ptr = out;
-        void* args[] = {&ptr, &params, &count};
-        launch(d, f, grid_for(d, items), 1, args, "random");
+        gpu::random(device(dev), p, out, t, n);
     }
 
     void gather(void* out, const void* src, const int64_t* off, int64_t n, int isz,
                 int dev) override {
         if (n <= 0) return;
-        DeviceState& d = device(dev);
-        const KernelKey key = KeyBuilder().put(fam_gather, 4).put(uint64_t(isz), 5).k;
-        CUfunction f = kernel(d, key, [&] {
-            return KernelSource{gather_program(isz), gather_kernel_name(isz)};
-        });
-        void* o = out;
-        const void* sp = src;
-        const int64_t* op = off;
-        long long count = n;
-        void* args[] = {&o, &sp, &op, &count};
-        launch(d, f, grid_for(d, n), 1, args, "take");
+        gpu::gather(device(dev), out, src, off, n, isz);
     }
 
     void sort(const backend::SortCall& call) override {
@@ -429,20 +339,7 @@ public:
             after_async(d, "matmul");
             return;
         }
-        const DType t = l.dtype;
-        const KernelKey key = KeyBuilder().put(fam_matmul, 4).put(uint64_t(t), 4).k;
-        CUfunction f = kernel(d, key, [&] {
-            return KernelSource{int_matmul_program(t), int_matmul_kernel_name(t)};
-        });
-        long long m = l.m, n = l.n, k = l.k, lda = l.ld[1], ldb = l.ld[2], ldc = l.ld[0];
-        int ta = l.trans[1], tb = l.trans[2];
-        l.for_each_batch([&](char* c, const char* a, const char* b) {
-            void* pc = c;
-            const void* pa = a;
-            const void* pb = b;
-            void* args[] = {&pc, &pa, &pb, &m, &n, &k, &lda, &ldb, &ldc, &ta, &tb};
-            launch(d, f, grid_for(d, m * n), 1, args, "matmul");
-        });
+        gpu::int_matmul(d, l);
     }
 
     static bool same_input_dtypes(const MapKernel& k, int arity) {

@@ -46,8 +46,6 @@ std::string number_lines(std::string_view source) {
     return out;
 }
 
-namespace {
-
 std::string program_log(const NvrtcApi& api, nvrtcProgram prog) {
     size_t n = 0;
     if (api.nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS || n == 0) return {};
@@ -57,6 +55,8 @@ std::string program_log(const NvrtcApi& api, nvrtcProgram prog) {
         log.pop_back();
     return log;
 }
+
+namespace {
 
 struct ProgramGuard {
     const NvrtcApi& api;

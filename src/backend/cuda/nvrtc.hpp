@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/cuda/loader.hpp"
 #include "ember/error.hpp"
 
 namespace ember::gpu {
@@ -28,6 +29,9 @@ std::string cccl_include_dir();
 // Compiles `p` to a cubin for sm_<arch>. Throws CompileError on a compile failure and Error when
 // NVRTC cannot be loaded (naming the reason).
 std::string compile_cubin(const Program& p, int arch);
+
+// NVRTC's log for `prog`, trailing NULs and newlines removed (empty when there is none).
+std::string program_log(const NvrtcApi& api, nvrtcProgram prog);
 
 // `source` with a right-aligned line number before every line.
 std::string number_lines(std::string_view source);

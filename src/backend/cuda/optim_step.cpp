@@ -28,25 +28,16 @@ struct Pack {
 };
 
 struct Spelling {
-    const char* storage;  // the device type of the parameters
-    const char* compute;  // what the update computes in
-    const char* code;     // for the kernel name
+    std::string storage;  // the device type of the values
+    std::string compute;  // what the kernel computes in
+    std::string code;     // for the kernel name
 };
 
 Spelling spelling(DType t) {
-    switch (t) {
-        case DType::float16:
-            return {"ember::float16", "float", "f16"};
-        case DType::bfloat16:
-            return {"ember::bfloat16", "float", "bf16"};
-        case DType::float32:
-            return {"float", "float", "f32"};
-        case DType::float64:
-            return {"double", "double", "f64"};
-        default:
-            throw TypeError("ember.optim: parameters must be floating point, got dtype " +
-                            std::string(name(t)));
-    }
+    if (kind(t) != Kind::floating)
+        throw TypeError("ember.optim: parameters must be floating point, got dtype " +
+                        std::string(name(t)));
+    return {std::string(device_type(t)), std::string(compute_type(t)), std::string(dtype_code(t))};
 }
 
 std::string kernel_name(DType t) { return std::string("ember_optim_step_") + spelling(t).code; }

@@ -563,25 +563,16 @@ extern "C" __global__ void @NAME@(const RowsArgs a) {
 )EMBER_ROWS";
 
 struct Spelling {
-    const char* storage;
-    const char* compute;
-    const char* code;
+    std::string storage;  // the device type of the values
+    std::string compute;  // what the kernel computes in
+    std::string code;     // for the kernel name
 };
 
 Spelling spelling(DType t) {
-    switch (t) {
-        case DType::float16:
-            return {"ember::float16", "float", "f16"};
-        case DType::bfloat16:
-            return {"ember::bfloat16", "float", "bf16"};
-        case DType::float32:
-            return {"float", "float", "f32"};
-        case DType::float64:
-            return {"double", "double", "f64"};
-        default:
-            throw TypeError("ember.nn: row-wise ops need a floating-point dtype, got " +
-                            std::string(name(t)));
-    }
+    if (kind(t) != Kind::floating)
+        throw TypeError("ember.nn: row-wise ops need a floating-point dtype, got " +
+                        std::string(name(t)));
+    return {std::string(device_type(t)), std::string(compute_type(t)), std::string(dtype_code(t))};
 }
 
 const char* op_code(int op) {

@@ -233,16 +233,6 @@ struct ProgramGuard {
     }
 };
 
-std::string program_log(const NvrtcApi& api, nvrtcProgram prog) {
-    size_t n = 0;
-    if (api.nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS || n == 0) return {};
-    std::string log(n, '\0');
-    if (api.nvrtcGetProgramLog(prog, log.data()) != NVRTC_SUCCESS) return {};
-    while (!log.empty() && (log.back() == '\0' || log.back() == '\n'))
-        log.pop_back();
-    return log;
-}
-
 CompiledModule run_nvrtc(const NvrtcApi& api, const std::string& source, const std::string& name,
                          const std::vector<std::string>& opts,
                          const std::vector<std::string>& name_expressions, bool ptx = false) {
