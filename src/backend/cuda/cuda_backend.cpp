@@ -516,13 +516,14 @@ public:
             case backend::ReduceOp::all:
                 kind = ReduceKind::all;
                 break;
+            case backend::ReduceOp::argmax:
+                kind = ReduceKind::argmax;
+                break;
+            case backend::ReduceOp::argmin:
+                kind = ReduceKind::argmin;
+                break;
         }
         run_reduce(kind, device_acc(acc), l);
-    }
-
-    void arg_reduce(backend::ArgReduceOp op, const Loop& l) override {
-        run_reduce(op == backend::ArgReduceOp::argmax ? ReduceKind::argmax : ReduceKind::argmin,
-                   device_acc(l.dtype[1]), l);
     }
 
 private:
