@@ -135,7 +135,7 @@ TEST(CudaCodegen, SnapshotsOfTheOtherFamilies) {
     c.layout = MapLayout::strided;
     c.ndim = 2;
     gpu::ReduceKernel r;
-    r.kind = gpu::ReduceKind::sum;
+    r.op = ops::ReduceOp::sum;
     r.in = r.acc = r.out = DType::float32;
     r.tpo = 256;
     r.nk = 0;
@@ -304,28 +304,26 @@ TEST(CudaCodegen, OtherFamiliesCompileForSm90) {
         add(gpu::gather_program(isz));
         ++count;
     }
-    using gpu::ReduceKind;
+    // Every row of the reduction table, with the accumulator the front-end picks; rows taking
+    // dtype= with a result in the input's own dtype (the narrowing finish), others with their
+    // result rule.
     for (int t = 0; t < num_dtypes; ++t) {
         const DType in = DType(t);
-        const DType widest = kind(in) == Kind::complex        ? in
-                             : kind(in) == Kind::floating     ? DType::float64
-                             : kind(in) == Kind::unsigned_int ? DType::uint64
-                                                              : DType::int64;
-        const DType own = (in == DType::float16 || in == DType::bfloat16) ? DType::float32 : in;
         struct Case {
-            ReduceKind kind;
+            ops::ReduceOp op;
             DType acc, out;
-        } cases[] = {{ReduceKind::sum, widest, in},
-                     {ReduceKind::prod, widest, widest},
-                     {ReduceKind::max, own, in},
-                     {ReduceKind::min, own, in},
-                     {ReduceKind::any, DType::bool_, DType::bool_},
-                     {ReduceKind::all, DType::bool_, DType::bool_},
-                     {ReduceKind::argmax, own, DType::int64},
-                     {ReduceKind::argmin, own, DType::int64}};
+        };
+        std::vector<Case> cases;
+        for (int i = 0; i < ops::num_reductions; ++i) {
+            const auto op = ops::ReduceOp(i);
+            const DType out = (ops::reduce_infos[i].flags & ops::R_DTYPE)
+                                  ? in
+                                  : ops::reduce_result_dtype(op, in, std::nullopt);
+            cases.push_back({op, ops::reduce_acc_dtype(op, in, out), out});
+        }
         for (const Case& c : cases) {
             gpu::ReduceKernel k;
-            k.kind = c.kind;
+            k.op = c.op;
             k.in = in;
             k.acc = c.acc;
             k.out = c.out;
