@@ -6,8 +6,10 @@
 //
 // Every combine is used both serially and in fixed-order trees of partial results, so a policy's
 // combine must be associative for the values it sees (up to floating rounding), and its identity
-// must be neutral. NaN: max/min propagate it through op_maximum/op_minimum; argmax/argmin treat it
-// as the extremum, the first one winning.
+// must be neutral. The accumulator of a value row is a dtype's storage type and its finish a plain
+// conversion (the CPU stores accumulators and casts them with its cast table). NaN: max/min
+// propagate it through op_maximum/op_minimum; argmax/argmin treat it as the extremum, the first
+// one winning.
 #pragma once
 
 #ifndef EMBER_DEVICE_PRELUDE
@@ -90,7 +92,9 @@ struct reduce_all : reduce_fold<T, bool, Out, op_logical_and> {
 
 // argmax/argmin: the value (in compute type C) and its position. The first extremum wins, NaN
 // counting as the extremum (NumPy), so ties and NaNs go to the smaller index whatever order
-// partial results meet in; finish gives the position (0 for an untouched identity).
+// partial results meet in; finish gives the position (0 for an untouched identity). The same
+// rule as a left-to-right scan (the CPU's loop): stops(v) ends the scan at v, better(v, best)
+// says a later v replaces the best so far.
 template <class C>
 struct ArgAcc {
     C v;
@@ -99,17 +103,22 @@ struct ArgAcc {
 template <class T, class C, bool IsMax>
 struct reduce_arg {
     using in_t = T;
+    using value_t = C;
     using acc_t = ArgAcc<C>;
     static constexpr int extremum = 0;
+    EMBER_HD static bool stops(const C& v) { return isnan_(v); }
+    EMBER_HD static bool better(const C& v, const C& best) {
+        return IsMax ? lt_(best, v) : lt_(v, best);
+    }
     EMBER_HD static acc_t identity() {
         return {IsMax ? lowest_value<C>() : highest_value<C>(), 0x7fffffffffffffffll};
     }
     EMBER_HD static acc_t load(const T& v, long long r) { return {convert<C>(v), r}; }
     EMBER_HD static acc_t combine(const acc_t& a, const acc_t& b) {
-        const bool na = isnan_(a.v), nb = isnan_(b.v);
+        const bool na = stops(a.v), nb = stops(b.v);
         if (na || nb) return (na && nb) ? (b.i < a.i ? b : a) : (na ? a : b);
-        if (IsMax ? lt_(a.v, b.v) : lt_(b.v, a.v)) return b;
-        if (IsMax ? lt_(b.v, a.v) : lt_(a.v, b.v)) return a;
+        if (better(b.v, a.v)) return b;
+        if (better(a.v, b.v)) return a;
         return b.i < a.i ? b : a;
     }
     EMBER_HD static long long finish(const acc_t& a) {

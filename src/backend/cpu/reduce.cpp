@@ -394,14 +394,25 @@ std::vector<unsigned char> convert_operand(ByteLoop& L, int k, DType from, DType
     return buf;
 }
 
-// Index reductions: each output folds its run with the row's policy, in order.
+// Index reductions: each output scans its run left to right with the row's stops/better rule
+// (the same result as folding with its combine, at a scan's cost).
 template <class P>
-int64_t arg_fold(const char* p, int64_t s, int64_t n) {
+int64_t arg_scan(const char* p, int64_t s, int64_t n) {
     using T = typename P::in_t;
-    typename P::acc_t acc = P::identity();
-    for (int64_t i = 0; i < n; ++i, p += s)
-        acc = P::combine(acc, P::load(*reinterpret_cast<const T*>(p), i));
-    return P::finish(acc);
+    using C = typename P::value_t;
+    C best = ops::convert<C>(*reinterpret_cast<const T*>(p));
+    if (P::stops(best)) return 0;
+    int64_t bi = 0;
+    p += s;
+    for (int64_t i = 1; i < n; ++i, p += s) {
+        const C v = ops::convert<C>(*reinterpret_cast<const T*>(p));
+        if (P::stops(v)) return i;
+        if (P::better(v, best)) {
+            best = v;
+            bi = i;
+        }
+    }
+    return bi;
 }
 
 template <template <class, class, class> class Op>
@@ -428,7 +439,7 @@ void arg_reduce(const Loop& l) {
             for_each_run(K, b, e, [&](char** p, int64_t m) {
                 for (int64_t t = 0; t < m; ++t) {
                     const char* in = p[1] + t * (K.ndim ? K.strides[1][0] : 0);
-                    const int64_t idx = arg_fold<P>(in, s, n);
+                    const int64_t idx = arg_scan<P>(in, s, n);
                     std::memcpy(p[0] + t * (K.ndim ? K.strides[0][0] : 0), &idx, 8);
                 }
             });
