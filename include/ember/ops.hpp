@@ -8,6 +8,7 @@
 
 #include "ember/array.hpp"
 #include "ember/optable.hpp"
+#include "ember/reducetable.hpp"
 
 namespace ember {
 
@@ -102,6 +103,10 @@ EMBER_ELEMENTWISE_OPS(EMBER_DECLARE_OP)
 // ---- reductions -------------------------------------------------------------------------------
 // `axes` empty optional = all axes. dtype = accumulation/result dtype (NumPy's rules if absent).
 using Axes = std::optional<std::vector<int64_t>>;
+// Any row of the reduction table (ember/reducetable.hpp); the named functions below call it.
+// Index rows take at most one axis; dtype only rows with R_DTYPE.
+Array reduce(ops::ReduceOp op, const Array& x, const Axes& axes = std::nullopt,
+             bool keepdims = false, std::optional<DType> dtype = std::nullopt);
 Array sum(const Array& x, const Axes& axes = std::nullopt, bool keepdims = false,
           std::optional<DType> dtype = std::nullopt);
 Array prod(const Array& x, const Axes& axes = std::nullopt, bool keepdims = false,

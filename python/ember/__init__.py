@@ -17,8 +17,6 @@ from ._core import (
     set_default_device,
 )
 from ._core import (
-    argmax,
-    argmin,
     broadcast_to,
     empty,
     expand_dims,
@@ -28,7 +26,6 @@ from ._core import (
     matrix_transpose,
     ones,
     permute_dims,
-    prod,
     reshape,
     squeeze,
     swapaxes,
@@ -39,11 +36,6 @@ from ._core import (
     astype,
     mean,
     std,
-    sum,
-    max,
-    min,
-    any,
-    all,
 )
 from ._core import (
     bfloat16,
@@ -105,6 +97,11 @@ __version__ = _core.__version__
 _ELEMENTWISE = [name for name, _ in _core.elementwise_ops()]
 globals().update({name: getattr(_core, name) for name in _ELEMENTWISE})
 
+# Every reduction of the C++ reduction table (sum, prod, max, ..., argmax, argmin); mean, var and
+# std, composed from them, are imported above.
+_REDUCTIONS = [row[0] for row in _core.reductions()]
+globals().update({name: getattr(_core, name) for name in _REDUCTIONS})
+
 # NumPy's spellings of the same functions.
 _ALIASES = {
     "power": "pow",
@@ -160,11 +157,7 @@ __all__ = [
     "RawModule",
     "ReductionKernel",
     "Device",
-    "all",
-    "any",
     "arange",
-    "argmax",
-    "argmin",
     "asarray",
     "asnumpy",
     "astype",
@@ -193,16 +186,13 @@ __all__ = [
     "int64",
     "linspace",
     "matrix_transpose",
-    "max",
     "mean",
-    "min",
     "nan",
     "ndarray",
     "newaxis",
     "ones",
     "permute_dims",
     "pi",
-    "prod",
     "reshape",
     "concat",
     "concatenate",
@@ -234,7 +224,6 @@ __all__ = [
     "set_default_device",
     "squeeze",
     "std",
-    "sum",
     "swapaxes",
     "transpose",
     "uint8",
@@ -244,5 +233,6 @@ __all__ = [
     "var",
     "zeros",
     *_ELEMENTWISE,
+    *_REDUCTIONS,
     *_ALIASES,
 ]

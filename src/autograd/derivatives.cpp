@@ -325,26 +325,27 @@ uint8_t save_mask(OpId op, const bool* rg) {
 
 class ReduceNode final : public Node {
 public:
-    ReduceNode(detail::Reduce kind, Shape in, Shape keep, bool keepdims, Axes axes)
-        : kind_(kind),
+    ReduceNode(ops::ReduceOp op, Shape in, Shape keep, bool keepdims, Axes axes)
+        : op_(op),
           in_(std::move(in)),
           keep_(std::move(keep)),
           keepdims_(keepdims),
           axes_(std::move(axes)) {}
+    // SumBackward, ProdBackward, ... from the row's name.
     std::string name() const override {
-        static const char* n[] = {"SumBackward", "ProdBackward", "MaxBackward", "MinBackward"};
-        return n[int(kind_)];
+        std::string n(ops::info(op_).name);
+        n[0] = char(n[0] - 'a' + 'A');
+        return n + "Backward";
     }
-    std::string op_name() const override {
-        static const char* n[] = {"ember.sum", "ember.prod", "ember.max", "ember.min"};
-        return n[int(kind_)];
-    }
+    std::string op_name() const override { return "ember." + std::string(ops::info(op_).name); }
     std::vector<Array> apply(std::vector<Array>&& grads) override {
         const Array gk = keepdims_ ? grads[0] : grads[0].reshape(keep_);
-        switch (kind_) {
-            case detail::Reduce::sum:
+        switch (ops::info(op_).grad) {
+            case ops::GradRule::none:
+                break;
+            case ops::GradRule::sum:
                 return {gk.broadcast_to(in_)};
-            case detail::Reduce::prod: {
+            case ops::GradRule::prod: {
                 // Exact with zeros: the product of the other elements, from the product of the
                 // non-zero ones and the number of zeros.
                 const Array xv = x.unpack(*this);
@@ -356,8 +357,7 @@ public:
                                            where(logical_and(z, equal(nz, int64_t(1))), p, 0.0));
                 return {gk * cj(others)};
             }
-            case detail::Reduce::max:
-            case detail::Reduce::min: {
+            case ops::GradRule::extremum: {
                 // Ties share the gradient evenly (PyTorch's amax/amin and full max/min).
                 const Array xv = x.unpack(*this), yv = y.unpack(*this);
                 const Array yk = keepdims_ ? yv : yv.reshape(keep_);
@@ -376,7 +376,7 @@ public:
     SavedArray x, y;
 
 private:
-    detail::Reduce kind_;
+    ops::ReduceOp op_;
     Shape in_, keep_;
     bool keepdims_;
     Axes axes_;
@@ -453,25 +453,12 @@ Array map(OpId op, std::span<const Operand> xs, const Array* out) {
     return result;
 }
 
-Array reduce(Reduce kind, const Array& x, const Axes& axes, bool keepdims,
+Array reduce(ops::ReduceOp op, const Array& x, const Axes& axes, bool keepdims,
              std::optional<DType> dtype) {
     Array r;
     {
         NoGradGuard ng;
-        switch (kind) {
-            case Reduce::sum:
-                r = ember::sum(x, axes, keepdims, dtype);
-                break;
-            case Reduce::prod:
-                r = ember::prod(x, axes, keepdims, dtype);
-                break;
-            case Reduce::max:
-                r = ember::max(x, axes, keepdims);
-                break;
-            case Reduce::min:
-                r = ember::min(x, axes, keepdims);
-                break;
-        }
+        r = ember::reduce(op, x, axes, keepdims, dtype);
     }
     if (!is_inexact(r.dtype())) return r;
     // The output's shape with the reduced dims kept (as 1).
@@ -486,9 +473,10 @@ Array reduce(Reduce kind, const Array& x, const Axes& axes, bool keepdims,
     }
     for (int64_t a : norm)
         keep[size_t(a)] = 1;
-    auto node = std::make_shared<ReduceNode>(kind, x.shape(), keep, keepdims, Axes(norm));
-    if (kind != Reduce::sum) node->x = SavedArray(x, false);
-    if (kind == Reduce::max || kind == Reduce::min) node->y = SavedArray(r, true, 0);
+    auto node = std::make_shared<ReduceNode>(op, x.shape(), keep, keepdims, Axes(norm));
+    const ops::GradRule rule = ops::info(op).grad;
+    if (rule != ops::GradRule::sum) node->x = SavedArray(x, false);
+    if (rule == ops::GradRule::extremum) node->y = SavedArray(r, true, 0);
     const Array* ins[1] = {&x};
     collect_next_edges(*node, ptrs(ins));
     attach(node, r);

@@ -14,6 +14,7 @@
 #include "ember/dtype.hpp"
 #include "ember/fft.hpp"
 #include "ember/optable.hpp"
+#include "ember/reducetable.hpp"
 #include "ember/shape.hpp"
 #include "ops/optim.hpp"
 #include "ops/random.hpp"
@@ -246,8 +247,7 @@ inline DType acc_dtype(DType t) {
     return t == DType::float16 || t == DType::bfloat16 ? DType::float32 : t;
 }
 
-enum class ReduceOp : uint8_t { sum, prod, max, min, any, all };
-enum class ArgReduceOp : uint8_t { argmax, argmin };
+using ops::ReduceOp;  // the rows of the reduction table
 enum class ScanOp : uint8_t { sum, prod };
 
 class Backend {
@@ -271,12 +271,12 @@ public:
     // ops[0] <- op(ops[1], ...) computed in `compute` (the op table's loop type); operands may
     // have other dtypes, which the backend converts on the fly.
     virtual void map(ops::OpId op, DType compute, const Loop& loop) = 0;
-    // ops[0] (stride 0 along reduced dims) <- reduction of ops[1], accumulated in `acc`. The
-    // backend initializes the output; ops[0] and ops[1] may have dtypes other than `acc`.
-    virtual void reduce(ReduceOp op, DType acc, const Loop& loop) = 0;
-    // ops[0] (int64, stride 0 along exactly one dim) <- index of the first extremum of ops[1]
+    // ops[0] (stride 0 along reduced dims) <- reduction of ops[1] by the row's policy
+    // (src/ops/reduce.hpp), accumulated in `acc` (the row's AccRule). The backend initializes the
+    // output; ops[0] and ops[1] may have dtypes other than `acc`. Index rows (argmax, argmin):
+    // ops[0] is int64, stride 0 along exactly one dim, and gets the position of the first match
     // along that dim (NaN counts as the extremum, like NumPy).
-    virtual void arg_reduce(ArgReduceOp op, const Loop& loop) = 0;
+    virtual void reduce(ReduceOp op, DType acc, const Loop& loop) = 0;
     // `n` contiguous elements of `dtype` at `out` <- draws of `p` (src/ops/random.hpp): the same
     // values on every backend. Real distributions write floating dtypes, integer ones integer
     // dtypes (or bool), raw bits uint32/uint64; the front-end checks the pairing.

@@ -35,8 +35,8 @@ bool should_record_assign(const Array& x, const Operand& value);
 // Elementwise ops (also in-place ones, which rebase the output's history).
 Array map(ops::OpId op, std::span<const Operand> xs, const Array* out);
 
-enum class Reduce : uint8_t { sum, prod, max, min };
-Array reduce(Reduce kind, const Array& x, const Axes& axes, bool keepdims,
+// Reductions of the table whose row has a GradRule (ember/reducetable.hpp).
+Array reduce(ops::ReduceOp op, const Array& x, const Axes& axes, bool keepdims,
              std::optional<DType> dtype);
 
 Array matmul(const Array& a, const Array& b);

@@ -1,5 +1,5 @@
-// Reduction front-ends: axis handling, NumPy's result and accumulator dtypes, empty inputs, and
-// mean/var/std composed from sum and elementwise ops.
+// Reduction front-ends: one for every row of the reduction table (axis handling, the row's result
+// and accumulator dtypes, empty inputs), and mean/var/std composed from sum and elementwise ops.
 #include <cmath>
 #include <string>
 
@@ -12,7 +12,7 @@ namespace ember {
 
 namespace {
 
-using backend::ReduceOp;
+using ops::ReduceOp;
 
 struct AxisSet {
     std::vector<bool> reduced;
@@ -60,117 +60,96 @@ Array expanded_output(const Array& out, const Array& x, const AxisSet& s, bool k
     return out.view(x.shape(), st);
 }
 
-const char* op_name(ReduceOp op) {
-    switch (op) {
-        case ReduceOp::sum:
-            return "ember.sum";
-        case ReduceOp::prod:
-            return "ember.prod";
-        case ReduceOp::max:
-            return "ember.max";
-        case ReduceOp::min:
-            return "ember.min";
-        case ReduceOp::any:
-            return "ember.any";
-        case ReduceOp::all:
-            return "ember.all";
+// Index rows: one axis (None: the flattened array); an empty extent is NumPy's "attempt to get
+// argmax of an empty sequence".
+Array run_index(ReduceOp op, const Array& x, const Axes& axes, bool keepdims) {
+    const std::string who = "ember." + std::string(ops::info(op).name);
+    const std::string what = who.substr(6);
+    if (!axes) {
+        if (x.size() == 0)
+            throw ValueError(who + ": attempt to get " + what + " of an empty sequence");
+        Array r = run_index(op, x.reshape({x.size()}), std::vector<int64_t>{0}, false);
+        if (keepdims) return r.reshape(Shape(size_t(x.ndim()), 1));
+        return r;
     }
-    return "ember.reduce";
-}
-
-Array run_reduce(ReduceOp op, const Array& x, const Axes& axes, bool keepdims, DType out_dtype,
-                 DType acc) {
-    const char* who = op_name(op);
-    AxisSet s = normalize_axes(x, axes, who);
-    Array out = Array::empty(reduced_shape(x, s, keepdims), out_dtype, x.device());
+    if (axes->size() != 1) throw ValueError(who + ": takes one axis");
+    const int64_t axis = (*axes)[0];
+    const int ax = normalize_axis(axis, x.ndim(), who.c_str());
+    if (x.shape()[size_t(ax)] == 0)
+        throw ValueError(who + ": attempt to get " + what + " of an empty sequence along axis " +
+                         std::to_string(axis));
+    AxisSet s;
+    s.reduced.assign(size_t(x.ndim()), false);
+    s.reduced[size_t(ax)] = true;
+    Array out = Array::empty(reduced_shape(x, s, keepdims), DType::int64, x.device());
     if (out.size() == 0) return out;
-    if (s.count == 0) {
-        switch (op) {
-            case ReduceOp::sum:
-                out.fill(Scalar(int64_t(0)));
-                break;
-            case ReduceOp::prod:
-                out.fill(Scalar(int64_t(1)));
-                break;
-            case ReduceOp::any:
-                out.fill(Scalar(false));
-                break;
-            case ReduceOp::all:
-                out.fill(Scalar(true));
-                break;
-            default:
-                throw ValueError(std::string(who) +
-                                 ": zero-size array to reduction operation which has no "
-                                 "identity (input shape " +
-                                 shape_str(x.shape()) + ")");
-        }
-        return out;
-    }
-    Array ops[2] = {expanded_output(out, x, s, keepdims), x};
-    backend::of(x.device(), who).reduce(op, acc, detail::make_loop(ops, 1));
+    const DType acc = ops::reduce_acc_dtype(op, x.dtype(), DType::int64);
+    Array operands[2] = {expanded_output(out, x, s, keepdims), x};
+    backend::of(x.device(), who.c_str()).reduce(op, acc, detail::make_loop(operands, 1));
     return out;
-}
-
-// Accumulator for a sum/prod result dtype: integers in 64 bits (wrapping is the same modulo
-// 2^n), 16-bit floats in float32.
-DType sum_acc(DType out) {
-    switch (kind(out)) {
-        case Kind::boolean:
-        case Kind::signed_int:
-            return DType::int64;
-        case Kind::unsigned_int:
-            return DType::uint64;
-        case Kind::floating:
-            return out == DType::float64 ? DType::float64 : DType::float32;
-        case Kind::complex:
-            return out;
-    }
-    return out;
-}
-
-DType sum_default(DType in) {
-    if (in == DType::bool_ || kind(in) == Kind::signed_int) return DType::int64;
-    if (kind(in) == Kind::unsigned_int) return DType::uint64;
-    return in;
 }
 
 }  // namespace
 
+// Every reduction of the table: the row's result and accumulator dtypes, its identity for empty
+// inputs, and its backward formula when autograd records.
+Array reduce(ReduceOp op, const Array& x, const Axes& axes, bool keepdims,
+             std::optional<DType> dtype) {
+    const ops::ReduceInfo& row = ops::info(op);
+    if (row.grad != ops::GradRule::none && x.grad_meta() && autograd::detail::should_record(x))
+        [[unlikely]]
+        return autograd::detail::reduce(op, x, axes, keepdims, dtype);
+    const std::string who = "ember." + std::string(row.name);
+    if (dtype && !(row.flags & ops::R_DTYPE)) throw TypeError(who + ": takes no dtype");
+    if (row.index()) return run_index(op, x, axes, keepdims);
+    AxisSet s = normalize_axes(x, axes, who.c_str());
+    const DType out_dtype = ops::reduce_result_dtype(op, x.dtype(), dtype);
+    Array out = Array::empty(reduced_shape(x, s, keepdims), out_dtype, x.device());
+    if (out.size() == 0) return out;
+    if (s.count == 0) {
+        if (!row.has_identity())
+            throw ValueError(who +
+                             ": zero-size array to reduction operation which has no "
+                             "identity (input shape " +
+                             shape_str(x.shape()) + ")");
+        // Integral identities as integers, so that every result dtype takes them exactly.
+        const double id = row.identity;
+        const bool integral = std::abs(id) < 0x1p62 && id == std::trunc(id);
+        out.fill(integral ? Scalar(int64_t(id)) : Scalar(id));
+        return out;
+    }
+    const DType acc = ops::reduce_acc_dtype(op, x.dtype(), out_dtype);
+    Array operands[2] = {expanded_output(out, x, s, keepdims), x};
+    backend::of(x.device(), who.c_str()).reduce(op, acc, detail::make_loop(operands, 1));
+    return out;
+}
+
 Array sum(const Array& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
-    using autograd::detail::Reduce;
-    if (x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]]
-        return autograd::detail::reduce(Reduce::sum, x, axes, keepdims, dtype);
-    const DType out = dtype.value_or(sum_default(x.dtype()));
-    return run_reduce(ReduceOp::sum, x, axes, keepdims, out, sum_acc(out));
+    return reduce(ReduceOp::sum, x, axes, keepdims, dtype);
 }
-
 Array prod(const Array& x, const Axes& axes, bool keepdims, std::optional<DType> dtype) {
-    using autograd::detail::Reduce;
-    if (x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]]
-        return autograd::detail::reduce(Reduce::prod, x, axes, keepdims, dtype);
-    const DType out = dtype.value_or(sum_default(x.dtype()));
-    return run_reduce(ReduceOp::prod, x, axes, keepdims, out, sum_acc(out));
+    return reduce(ReduceOp::prod, x, axes, keepdims, dtype);
 }
-
 Array max(const Array& x, const Axes& axes, bool keepdims) {
-    using autograd::detail::Reduce;
-    if (x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]]
-        return autograd::detail::reduce(Reduce::max, x, axes, keepdims, std::nullopt);
-    return run_reduce(ReduceOp::max, x, axes, keepdims, x.dtype(), x.dtype());
+    return reduce(ReduceOp::max, x, axes, keepdims);
 }
 Array min(const Array& x, const Axes& axes, bool keepdims) {
-    using autograd::detail::Reduce;
-    if (x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]]
-        return autograd::detail::reduce(Reduce::min, x, axes, keepdims, std::nullopt);
-    return run_reduce(ReduceOp::min, x, axes, keepdims, x.dtype(), x.dtype());
+    return reduce(ReduceOp::min, x, axes, keepdims);
 }
 Array any(const Array& x, const Axes& axes, bool keepdims) {
-    return run_reduce(ReduceOp::any, x, axes, keepdims, DType::bool_, DType::bool_);
+    return reduce(ReduceOp::any, x, axes, keepdims);
 }
 Array all(const Array& x, const Axes& axes, bool keepdims) {
-    return run_reduce(ReduceOp::all, x, axes, keepdims, DType::bool_, DType::bool_);
+    return reduce(ReduceOp::all, x, axes, keepdims);
 }
-
+Array argmax(const Array& x, std::optional<int64_t> axis, bool keepdims) {
+    return reduce(ReduceOp::argmax, x, axis ? Axes(std::vector<int64_t>{*axis}) : std::nullopt,
+                  keepdims);
+}
+Array argmin(const Array& x, std::optional<int64_t> axis, bool keepdims) {
+    return reduce(ReduceOp::argmin, x, axis ? Axes(std::vector<int64_t>{*axis}) : std::nullopt,
+                  keepdims);
+}
 namespace {
 
 // The dtype mean/var compute in, and the one they return.
@@ -222,43 +201,6 @@ Array std(const Array& x, const Axes& axes, double correction, bool keepdims,
     if (v.dtype() == DType::float16 || v.dtype() == DType::bfloat16)
         return sqrt(v.astype(DType::float32)).astype(v.dtype());
     return sqrt(v);
-}
-
-namespace {
-
-Array arg_reduce(backend::ArgReduceOp op, const Array& x, std::optional<int64_t> axis,
-                 bool keepdims) {
-    const char* who = op == backend::ArgReduceOp::argmax ? "ember.argmax" : "ember.argmin";
-    if (!axis) {
-        if (x.size() == 0)
-            throw ValueError(std::string(who) + ": attempt to get " + (who + 6) +
-                             " of an empty sequence");
-        Array flat = x.reshape({x.size()});
-        Array r = arg_reduce(op, flat, 0, false);
-        if (keepdims) return r.reshape(Shape(size_t(x.ndim()), 1));
-        return r;
-    }
-    const int ax = normalize_axis(*axis, x.ndim(), who);
-    if (x.shape()[size_t(ax)] == 0)
-        throw ValueError(std::string(who) + ": attempt to get " + (who + 6) +
-                         " of an empty sequence along axis " + std::to_string(*axis));
-    AxisSet s;
-    s.reduced.assign(size_t(x.ndim()), false);
-    s.reduced[size_t(ax)] = true;
-    Array out = Array::empty(reduced_shape(x, s, keepdims), DType::int64, x.device());
-    if (out.size() == 0) return out;
-    Array ops[2] = {expanded_output(out, x, s, keepdims), x};
-    backend::of(x.device(), who).arg_reduce(op, detail::make_loop(ops, 1));
-    return out;
-}
-
-}  // namespace
-
-Array argmax(const Array& x, std::optional<int64_t> axis, bool keepdims) {
-    return arg_reduce(backend::ArgReduceOp::argmax, x, axis, keepdims);
-}
-Array argmin(const Array& x, std::optional<int64_t> axis, bool keepdims) {
-    return arg_reduce(backend::ArgReduceOp::argmin, x, axis, keepdims);
 }
 
 }  // namespace ember

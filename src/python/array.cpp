@@ -375,8 +375,6 @@ PyType_Slot array_slots[] = {
     {0, nullptr},
 };
 
-Axes method_axes(nb::handle axis) { return to_axes(axis, "ember.ndarray"); }
-
 }  // namespace
 
 // Freed ndarray objects are parked for reuse (nanobind 2.13+): a result of `x + y` then costs no
@@ -500,89 +498,6 @@ void bind_array(nb::module_& m) {
              nb::arg("copy").none() = nb::none(),
              "Exports the array as a DLPack capsule (versioned when max_version >= (1, 0); "
              "zero-copy unless copy=True or dl_device names another device).")
-        // Reductions as methods.
-        .def(
-            "sum",
-            [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
-                return heavy(a.size(), sum, a, method_axes(axis), keepdims,
-                             to_opt_dtype(dtype, "ember.sum"));
-            },
-            nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
-            nb::arg("keepdims") = false)
-        .def(
-            "prod",
-            [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
-                return heavy(a.size(), prod, a, method_axes(axis), keepdims,
-                             to_opt_dtype(dtype, "ember.prod"));
-            },
-            nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
-            nb::arg("keepdims") = false)
-        .def(
-            "mean",
-            [](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
-                return heavy(a.size(), mean, a, method_axes(axis), keepdims,
-                             to_opt_dtype(dtype, "ember.mean"));
-            },
-            nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
-            nb::arg("keepdims") = false)
-        .def(
-            "max",
-            [](const Array& a, nb::handle axis, bool keepdims) {
-                return heavy(a.size(), max, a, method_axes(axis), keepdims);
-            },
-            nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
-        .def(
-            "min",
-            [](const Array& a, nb::handle axis, bool keepdims) {
-                return heavy(a.size(), min, a, method_axes(axis), keepdims);
-            },
-            nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
-        .def(
-            "any",
-            [](const Array& a, nb::handle axis, bool keepdims) {
-                return heavy(a.size(), any, a, method_axes(axis), keepdims);
-            },
-            nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
-        .def(
-            "all",
-            [](const Array& a, nb::handle axis, bool keepdims) {
-                return heavy(a.size(), all, a, method_axes(axis), keepdims);
-            },
-            nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
-        .def(
-            "var",
-            [](const Array& a, nb::handle axis, nb::handle dtype, double ddof, bool keepdims,
-               nb::handle correction) {
-                double c = correction.is_none() ? ddof : nb::cast<double>(correction);
-                return heavy(a.size(), var, a, method_axes(axis), c, keepdims,
-                             to_opt_dtype(dtype, "ember.var"));
-            },
-            nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
-            nb::arg("ddof") = 0.0, nb::arg("keepdims") = false, nb::kw_only(),
-            nb::arg("correction").none() = nb::none())
-        .def(
-            "std",
-            [](const Array& a, nb::handle axis, nb::handle dtype, double ddof, bool keepdims,
-               nb::handle correction) {
-                double c = correction.is_none() ? ddof : nb::cast<double>(correction);
-                return heavy(a.size(), ember::std, a, method_axes(axis), c, keepdims,
-                             to_opt_dtype(dtype, "ember.std"));
-            },
-            nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
-            nb::arg("ddof") = 0.0, nb::arg("keepdims") = false, nb::kw_only(),
-            nb::arg("correction").none() = nb::none())
-        .def(
-            "argmax",
-            [](const Array& a, std::optional<int64_t> axis, bool keepdims) {
-                return heavy(a.size(), argmax, a, axis, keepdims);
-            },
-            nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
-        .def(
-            "argmin",
-            [](const Array& a, std::optional<int64_t> axis, bool keepdims) {
-                return heavy(a.size(), argmin, a, axis, keepdims);
-            },
-            nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false)
         // Python protocols.
         .def("__len__",
              [](const Array& a) {
@@ -634,6 +549,7 @@ void bind_array(nb::module_& m) {
     // Arrays compare elementwise, so they cannot be hashed.
     nb::setattr(cls, "__hash__", nb::none());
     bind_array_autograd(cls);
+    bind_reduction_methods(cls);
 }
 
 }  // namespace ember::python

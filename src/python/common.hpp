@@ -91,6 +91,10 @@ void bind_autograd(nb::module_& m);
 // ndarray's autograd attributes (requires_grad, grad, backward, ...), from bind_array.
 void bind_array_autograd(nb::class_<Array>& cls);
 void bind_optim(nb::module_& m);
+// Reductions (src/python/reductions.cpp): module functions, from bind_functions; ndarray methods,
+// from bind_array.
+void bind_reductions(nb::module_& m);
+void bind_reduction_methods(nb::class_<Array>& cls);
 void bind_sort(nb::module_& m);
 void bind_scan(nb::module_& m);
 void bind_kernel_support(nb::module_& m);

@@ -1,5 +1,5 @@
-// Module-level functions: every elementwise op of the table, reductions, creation,
-// manipulation and the dtype functions.
+// Module-level functions: every elementwise op of the table, creation, manipulation and the dtype
+// functions (reductions: src/python/reductions.cpp).
 #include <string>
 
 #include "ember/autograd.hpp"
@@ -104,100 +104,6 @@ void bind_elementwise(nb::module_& m) {
             return l;
         },
         "The op table: (name, arity) of every elementwise op.");
-}
-
-void bind_reductions(nb::module_& m) {
-    m.def(
-        "sum",
-        [](const Array& x, nb::handle axis, nb::handle dtype, bool keepdims) {
-            return heavy(x.size(), sum, x, to_axes(axis, "ember.sum"), keepdims,
-                         to_opt_dtype(dtype, "ember.sum"));
-        },
-        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "dtype"_a.none() = nb::none(),
-        "keepdims"_a = false, "Sum of elements over the given axes (NumPy's accumulation dtypes).");
-    m.def(
-        "prod",
-        [](const Array& x, nb::handle axis, nb::handle dtype, bool keepdims) {
-            return heavy(x.size(), prod, x, to_axes(axis, "ember.prod"), keepdims,
-                         to_opt_dtype(dtype, "ember.prod"));
-        },
-        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "dtype"_a.none() = nb::none(),
-        "keepdims"_a = false, "Product of elements over the given axes.");
-    m.def(
-        "mean",
-        [](const Array& x, nb::handle axis, nb::handle dtype, bool keepdims) {
-            return heavy(x.size(), mean, x, to_axes(axis, "ember.mean"), keepdims,
-                         to_opt_dtype(dtype, "ember.mean"));
-        },
-        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "dtype"_a.none() = nb::none(),
-        "keepdims"_a = false, "Arithmetic mean over the given axes (integers give float64).");
-    m.def(
-        "max",
-        [](const Array& x, nb::handle axis, bool keepdims) {
-            return heavy(x.size(), max, x, to_axes(axis, "ember.max"), keepdims);
-        },
-        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
-        "Maximum over the given axes; NaN propagates.");
-    m.def(
-        "min",
-        [](const Array& x, nb::handle axis, bool keepdims) {
-            return heavy(x.size(), min, x, to_axes(axis, "ember.min"), keepdims);
-        },
-        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
-        "Minimum over the given axes; NaN propagates.");
-    m.def(
-        "any",
-        [](const Array& x, nb::handle axis, bool keepdims) {
-            return heavy(x.size(), any, x, to_axes(axis, "ember.any"), keepdims);
-        },
-        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
-        "Whether any element along the axes is true.");
-    m.def(
-        "all",
-        [](const Array& x, nb::handle axis, bool keepdims) {
-            return heavy(x.size(), all, x, to_axes(axis, "ember.all"), keepdims);
-        },
-        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
-        "Whether all elements along the axes are true.");
-    auto corr = [](nb::handle correction, nb::handle ddof) {
-        if (!correction.is_none()) return nb::cast<double>(correction);
-        if (!ddof.is_none()) return nb::cast<double>(ddof);
-        return 0.0;
-    };
-    m.def(
-        "var",
-        [corr](const Array& x, nb::handle axis, nb::handle correction, bool keepdims,
-               nb::handle dtype, nb::handle ddof) {
-            return heavy(x.size(), var, x, to_axes(axis, "ember.var"), corr(correction, ddof),
-                         keepdims, to_opt_dtype(dtype, "ember.var"));
-        },
-        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "correction"_a.none() = nb::none(),
-        "keepdims"_a = false, "dtype"_a.none() = nb::none(), "ddof"_a.none() = nb::none(),
-        "Variance with `correction` (NumPy's `ddof`) degrees of freedom removed.");
-    m.def(
-        "std",
-        [corr](const Array& x, nb::handle axis, nb::handle correction, bool keepdims,
-               nb::handle dtype, nb::handle ddof) {
-            return heavy(x.size(), ember::std, x, to_axes(axis, "ember.std"),
-                         corr(correction, ddof), keepdims, to_opt_dtype(dtype, "ember.std"));
-        },
-        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "correction"_a.none() = nb::none(),
-        "keepdims"_a = false, "dtype"_a.none() = nb::none(), "ddof"_a.none() = nb::none(),
-        "Standard deviation with `correction` (NumPy's `ddof`).");
-    m.def(
-        "argmax",
-        [](const Array& x, std::optional<int64_t> axis, bool keepdims) {
-            return heavy(x.size(), argmax, x, axis, keepdims);
-        },
-        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
-        "Index of the first maximum (NaN counts as the maximum).");
-    m.def(
-        "argmin",
-        [](const Array& x, std::optional<int64_t> axis, bool keepdims) {
-            return heavy(x.size(), argmin, x, axis, keepdims);
-        },
-        "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false,
-        "Index of the first minimum (NaN counts as the minimum).");
 }
 
 // A new array as a leaf that requires grad when asked (floating and complex dtypes only).

@@ -44,9 +44,10 @@ std::vector<DType> cpu_loop_dtypes(ops::OpId op) {
     return out;
 }
 
-std::filesystem::path snapshot_dir() {
-    return std::filesystem::path(__FILE__).parent_path() / "snapshots";
-}
+// The source tree, from CMake (not __FILE__, which a compiler cache may make relative).
+const std::filesystem::path source_root = EMBER_SOURCE_DIR;
+
+std::filesystem::path snapshot_dir() { return source_root / "tests" / "cpp" / "snapshots"; }
 
 std::string read_file(const std::filesystem::path& p) {
     std::ifstream f(p, std::ios::binary);
@@ -104,17 +105,13 @@ TEST(CudaCodegen, RejectsKernelsWithoutALoop) {
 }
 
 TEST(CudaCodegen, EmbedsTheHostScalarHeader) {
-    const std::filesystem::path p =
-        std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "src" / "ops" /
-        "scalar.hpp";
+    const std::filesystem::path p = source_root / "src" / "ops" / "scalar.hpp";
     EXPECT_EQ(std::string(gpu::scalar_header_text()), read_file(p));
 }
 
 // The device prelude holds src/ops/convert.hpp's text, so host and device convert the same way.
 TEST(CudaCodegen, EmbedsTheHostConvertHeader) {
-    const std::filesystem::path p =
-        std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "src" / "ops" /
-        "convert.hpp";
+    const std::filesystem::path p = source_root / "src" / "ops" / "convert.hpp";
     const std::string prelude(gpu::device_prelude_text());
     EXPECT_NE(prelude.find(read_file(p)), std::string::npos);
     EXPECT_EQ(prelude.find("#include \"ember/ops/convert.hpp\""), std::string::npos);
@@ -123,8 +120,7 @@ TEST(CudaCodegen, EmbedsTheHostConvertHeader) {
 // NVRTC gets random.hpp with the ziggurat tables' block of ziggurat_tables.hpp in place of its
 // include (no header of that name is handed over).
 TEST(CudaCodegen, EmbedsTheZigguratTablesInTheRandomHeader) {
-    const std::filesystem::path ops =
-        std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "src" / "ops";
+    const std::filesystem::path ops = source_root / "src" / "ops";
     const std::string tables = read_file(ops / "ziggurat_tables.hpp");
     const size_t b = tables.find("// BEGIN ziggurat tables");
     const size_t e = tables.find("// END ziggurat tables\n");
@@ -164,7 +160,7 @@ TEST(CudaCodegen, SnapshotsOfTheOtherFamilies) {
     c.layout = MapLayout::strided;
     c.ndim = 2;
     gpu::ReduceKernel r;
-    r.kind = gpu::ReduceKind::sum;
+    r.op = ops::ReduceOp::sum;
     r.in = r.acc = r.out = DType::float32;
     r.tpo = 256;
     r.nk = 0;
@@ -333,28 +329,26 @@ TEST(CudaCodegen, OtherFamiliesCompileForSm90) {
         add(gpu::gather_program(isz));
         ++count;
     }
-    using gpu::ReduceKind;
+    // Every row of the reduction table, with the accumulator the front-end picks; rows taking
+    // dtype= with a result in the input's own dtype (the narrowing finish), others with their
+    // result rule.
     for (int t = 0; t < num_dtypes; ++t) {
         const DType in = DType(t);
-        const DType widest = kind(in) == Kind::complex        ? in
-                             : kind(in) == Kind::floating     ? DType::float64
-                             : kind(in) == Kind::unsigned_int ? DType::uint64
-                                                              : DType::int64;
-        const DType own = (in == DType::float16 || in == DType::bfloat16) ? DType::float32 : in;
         struct Case {
-            ReduceKind kind;
+            ops::ReduceOp op;
             DType acc, out;
-        } cases[] = {{ReduceKind::sum, widest, in},
-                     {ReduceKind::prod, widest, widest},
-                     {ReduceKind::max, own, in},
-                     {ReduceKind::min, own, in},
-                     {ReduceKind::any, DType::bool_, DType::bool_},
-                     {ReduceKind::all, DType::bool_, DType::bool_},
-                     {ReduceKind::argmax, own, DType::int64},
-                     {ReduceKind::argmin, own, DType::int64}};
+        };
+        std::vector<Case> cases;
+        for (int i = 0; i < ops::num_reductions; ++i) {
+            const auto op = ops::ReduceOp(i);
+            const DType out = (ops::reduce_infos[i].flags & ops::R_DTYPE)
+                                  ? in
+                                  : ops::reduce_result_dtype(op, in, std::nullopt);
+            cases.push_back({op, ops::reduce_acc_dtype(op, in, out), out});
+        }
         for (const Case& c : cases) {
             gpu::ReduceKernel k;
-            k.kind = c.kind;
+            k.op = c.op;
             k.in = in;
             k.acc = c.acc;
             k.out = c.out;

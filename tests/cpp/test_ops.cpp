@@ -5,6 +5,9 @@
 #include <cmath>
 #include <ember/ember.hpp>
 #include <limits>
+#include <vector>
+
+#include "ops/reduce.hpp"
 
 using namespace ember;
 
@@ -93,4 +96,44 @@ TEST(Reduce, ThreadedAxes) {
     EXPECT_DOUBLE_EQ(tmax[3], 1999.0 * 1500 + 3);
     EXPECT_THROW(max(zeros({0}, DType::float32)), ValueError);
     EXPECT_EQ(sum(zeros({0}, DType::float32)).item<float>(), 0.0f);
+}
+
+// Every row of the reduction table, through the front-end and the CPU backend, against a serial
+// fold with the row's policy (a short run folds serially from the identity, so the order is the
+// same); empty inputs give the row's identity or raise.
+template <template <class, class, class> class P>
+double fold_with(const std::vector<double>& v) {
+    using Policy = P<double, double, double>;
+    typename Policy::acc_t a = Policy::identity();
+    for (size_t i = 0; i < v.size(); ++i)
+        a = Policy::combine(a, Policy::load(v[i], (long long)i));
+    return double(Policy::finish(a));
+}
+
+TEST(Reduce, EveryTableRowFoldsWithItsPolicy) {
+    const std::vector<double> v{3, -1, 2.5, 7, -4, 7, 0.5};
+    const Array x = from_vector<double>(v);
+#define EMBER_CHECK_ROW(name, identity, acc, result, grad, flags, doc)                         \
+    {                                                                                          \
+        const Array r = reduce(ops::ReduceOp::name, x);                                        \
+        EXPECT_EQ(r.dtype(),                                                                   \
+                  ops::reduce_result_dtype(ops::ReduceOp::name, DType::float64, std::nullopt)) \
+            << #name;                                                                          \
+        EXPECT_EQ(r.astype(DType::float64).item<double>(), fold_with<ops::reduce_##name>(v))   \
+            << #name;                                                                          \
+    }
+    EMBER_REDUCTIONS(EMBER_CHECK_ROW)
+#undef EMBER_CHECK_ROW
+    for (int i = 0; i < ops::num_reductions; ++i) {
+        const ops::ReduceInfo& row = ops::reduce_infos[i];
+        const Array e = zeros({0}, DType::float32);
+        if (!row.has_identity()) {
+            EXPECT_THROW(reduce(ops::ReduceOp(i), e), ValueError) << row.name;
+            continue;
+        }
+        EXPECT_EQ(reduce(ops::ReduceOp(i), e).astype(DType::float64).item<double>(), row.identity)
+            << row.name;
+    }
+    EXPECT_EQ(reduce(ops::ReduceOp::sum, x).item<double>(), sum(x).item<double>());
+    EXPECT_THROW(reduce(ops::ReduceOp::max, x, std::nullopt, false, DType::float32), TypeError);
 }

@@ -529,9 +529,6 @@ public:
     void reduce(backend::ReduceOp op, DType acc, const backend::Loop& l) override {
         host::reduce(op, acc, l);
     }
-    void arg_reduce(backend::ArgReduceOp op, const backend::Loop& l) override {
-        host::arg_reduce(op, l);
-    }
 
 private:
     BlockCache cache_;

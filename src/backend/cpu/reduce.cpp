@@ -13,14 +13,14 @@
 #include "backend/cpu/cpu.hpp"
 #include "ember/error.hpp"
 #include "ops/convert.hpp"
-#include "ops/scalar.hpp"
+#include "ops/reduce.hpp"
 #include "support/thread_pool.hpp"
 
 namespace ember::host {
 
-using backend::ArgReduceOp;
 using backend::Loop;
-using backend::ReduceOp;
+using ops::AccRule;
+using ops::ReduceOp;
 
 namespace {
 
@@ -28,88 +28,13 @@ constexpr int64_t block = 1 << 14;  // elements per partial result
 constexpr int64_t grain = 1 << 15;  // elements per parallel task
 constexpr int lanes = 16;           // independent accumulators in a contiguous row
 
-template <class A>
-constexpr A lowest() {
-    if constexpr (std::is_same_v<A, bool>)
-        return false;
-    else if constexpr (is_cplx<A>::value) {
-        using R = typename A::value_type;
-        return A(-std::numeric_limits<R>::infinity(), -std::numeric_limits<R>::infinity());
-    } else if constexpr (std::is_floating_point_v<A>)
-        return -std::numeric_limits<A>::infinity();
-    else
-        return std::numeric_limits<A>::lowest();
-}
-template <class A>
-constexpr A highest() {
-    if constexpr (std::is_same_v<A, bool>)
-        return true;
-    else if constexpr (is_cplx<A>::value) {
-        using R = typename A::value_type;
-        return A(std::numeric_limits<R>::infinity(), std::numeric_limits<R>::infinity());
-    } else if constexpr (std::is_floating_point_v<A>)
-        return std::numeric_limits<A>::infinity();
-    else
-        return std::numeric_limits<A>::max();
-}
-
-// Reduction policies: identity, load (input element to accumulator) and combine.
-template <class T, class A>
-struct Sum {
-    using in_t = T;
-    using acc_t = A;
-    static A identity() { return A(0); }
-    static A load(T v) { return convert<A>(v); }
-    static A combine(A a, A b) { return ops::op_add::apply(a, b); }
-};
-template <class T, class A>
-struct Prod {
-    using in_t = T;
-    using acc_t = A;
-    static A identity() { return A(1); }
-    static A load(T v) { return convert<A>(v); }
-    static A combine(A a, A b) { return ops::op_multiply::apply(a, b); }
-};
-template <class T, class A>
-struct Max {
-    using in_t = T;
-    using acc_t = A;
-    static A identity() { return lowest<A>(); }
-    static A load(T v) { return convert<A>(v); }
-    static A combine(A a, A b) { return ops::op_maximum::apply(a, b); }
-};
-template <class T, class A>
-struct Min {
-    using in_t = T;
-    using acc_t = A;
-    static A identity() { return highest<A>(); }
-    static A load(T v) { return convert<A>(v); }
-    static A combine(A a, A b) { return ops::op_minimum::apply(a, b); }
-};
-template <class T>
-struct Any {
-    using in_t = T;
-    using acc_t = bool;
-    static bool identity() { return false; }
-    static bool load(T v) { return convert<bool>(v); }
-    static bool combine(bool a, bool b) { return a || b; }
-};
-template <class T>
-struct All {
-    using in_t = T;
-    using acc_t = bool;
-    static bool identity() { return true; }
-    static bool load(T v) { return convert<bool>(v); }
-    static bool combine(bool a, bool b) { return a && b; }
-};
-
+// Float max/min of a float input (no conversion): vectorized with NaN tracking below.
 template <class P>
-constexpr bool is_float_extremum = (std::is_same_v<P, Max<float, float>> ||
-                                    std::is_same_v<P, Max<double, double>> ||
-                                    std::is_same_v<P, Min<float, float>> ||
-                                    std::is_same_v<P, Min<double, double>>);
+constexpr bool is_float_extremum =
+    P::extremum != 0 && std::is_floating_point_v<typename P::acc_t>&&
+                            std::is_same_v<typename P::in_t, typename P::acc_t>;
 template <class P>
-constexpr bool is_max = std::is_same_v<P, Max<typename P::in_t, typename P::acc_t>>;
+constexpr bool is_max = P::extremum > 0;
 
 // NaN-propagating max/min of n >= lanes contiguous floats, written with GCC/Clang vector
 // extensions: the auto-vectorizer does not treat NaN-aware extrema as reductions.
@@ -157,7 +82,8 @@ EMBER_CPU_CLONES T extremum_row(const T* __restrict x, int64_t n) {
     return any_bad ? std::numeric_limits<T>::quiet_NaN() : r;
 }
 
-// Reduction of n elements starting at p (byte stride s) to one accumulator.
+// Reduction of n elements starting at p (byte stride s) to one accumulator. (The policies of
+// value reductions ignore load's position argument: these loops pass 0.)
 template <class P>
 EMBER_CPU_CLONES typename P::acc_t reduce_row(const char* p, int64_t s, int64_t n) {
     using T = typename P::in_t;
@@ -173,19 +99,19 @@ EMBER_CPU_CLONES typename P::acc_t reduce_row(const char* p, int64_t s, int64_t 
                 acc[k] = P::identity();
             for (; i + lanes <= n; i += lanes)
                 for (int k = 0; k < lanes; ++k)
-                    acc[k] = P::combine(acc[k], P::load(x[i + k]));
+                    acc[k] = P::combine(acc[k], P::load(x[i + k], 0));
             for (int w = lanes / 2; w >= 1; w /= 2)
                 for (int k = 0; k < w; ++k)
                     acc[k] = P::combine(acc[k], acc[k + w]);
             A r = acc[0];
             for (; i < n; ++i)
-                r = P::combine(r, P::load(x[i]));
+                r = P::combine(r, P::load(x[i], 0));
             return r;
         }
     }
     A r = P::identity();
     for (int64_t i = 0; i < n; ++i, p += s)
-        r = P::combine(r, P::load(*reinterpret_cast<const T*>(p)));
+        r = P::combine(r, P::load(*reinterpret_cast<const T*>(p), 0));
     return r;
 }
 
@@ -207,13 +133,13 @@ EMBER_CPU_CLONES void fold_row(char* o, int64_t os, const char* p, int64_t s, in
             }
         } else {
             for (int64_t j = 0; j < n; ++j)
-                out[j] = P::combine(out[j], P::load(x[j]));
+                out[j] = P::combine(out[j], P::load(x[j], 0));
         }
         return;
     }
     for (int64_t j = 0; j < n; ++j, o += os, p += s) {
         A* a = reinterpret_cast<A*>(o);
-        *a = P::combine(*a, P::load(*reinterpret_cast<const T*>(p)));
+        *a = P::combine(*a, P::load(*reinterpret_cast<const T*>(p), 0));
     }
 }
 
@@ -363,7 +289,7 @@ void run_reduce(const ByteLoop& L) {
 }
 
 // Dispatch: which (input, accumulator) pairs have kernels. Others are converted first.
-template <template <class, class> class Op, class A>
+template <template <class, class, class> class Op, class A>
 bool dispatch_arith(DType in, const ByteLoop& L) {
     bool done = false;
     visit_dtype(in, [&](auto tag) {
@@ -377,14 +303,14 @@ bool dispatch_arith(DType in, const ByteLoop& L) {
                             (std::is_same_v<A, double> && !is_cplx<T>::value) ||
                             (std::is_same_v<A, float> && is_half_v<T>);
         if constexpr (ok) {
-            run_reduce<Op<T, A>>(L);
+            run_reduce<Op<T, A, A>>(L);
             done = true;
         }
     });
     return done;
 }
 
-template <template <class, class> class Op>
+template <template <class, class, class> class Op>
 bool dispatch_acc(DType acc, DType in, const ByteLoop& L) {
     switch (acc) {
         case DType::int64:
@@ -408,34 +334,34 @@ bool dispatch_acc(DType acc, DType in, const ByteLoop& L) {
         visit_dtype(acc, [&](auto tag) {
             using T = decltype(tag);
             if constexpr (!is_half_v<T>) {
-                run_reduce<Op<T, T>>(L);
+                run_reduce<Op<T, T, T>>(L);
                 done = true;
             }
         });
     return done;
 }
 
+// A row's kernels: bool accumulators take every input type as it is; the others the pairs above.
+template <template <class, class, class> class Op, AccRule Rule, uint32_t Flags>
+bool dispatch_row(DType acc, DType in, const ByteLoop& L) {
+    if constexpr (Flags & ops::R_INDEX) {
+        return false;  // index rows: arg_reduce below
+    } else if constexpr (Rule == AccRule::boolean) {
+        visit_dtype(in, [&](auto tag) { run_reduce<Op<decltype(tag), bool, bool>>(L); });
+        return true;
+    } else {
+        return dispatch_acc<Op>(acc, in, L);
+    }
+}
+
 bool dispatch(ReduceOp op, DType acc, DType in, const ByteLoop& L) {
+    using namespace ops;  // the table's flag names
     switch (op) {
-        case ReduceOp::sum:
-            return dispatch_acc<Sum>(acc, in, L);
-        case ReduceOp::prod:
-            return dispatch_acc<Prod>(acc, in, L);
-        case ReduceOp::max:
-            return dispatch_acc<Max>(acc, in, L);
-        case ReduceOp::min:
-            return dispatch_acc<Min>(acc, in, L);
-        case ReduceOp::any:
-        case ReduceOp::all: {
-            visit_dtype(in, [&](auto tag) {
-                using T = decltype(tag);
-                if (op == ReduceOp::any)
-                    run_reduce<Any<T>>(L);
-                else
-                    run_reduce<All<T>>(L);
-            });
-            return true;
-        }
+#define EMBER_REDUCE_CASE(name, identity, acc_rule, result, grad, flags, doc) \
+    case ReduceOp::name:                                                      \
+        return dispatch_row<reduce_##name, AccRule::acc_rule, flags>(acc, in, L);
+        EMBER_REDUCTIONS(EMBER_REDUCE_CASE)
+#undef EMBER_REDUCE_CASE
     }
     return false;
 }
@@ -468,18 +394,93 @@ std::vector<unsigned char> convert_operand(ByteLoop& L, int k, DType from, DType
     return buf;
 }
 
+// Index reductions: each output scans its run left to right with the row's stops/better rule
+// (the same result as folding with its combine, at a scan's cost).
+template <class P>
+int64_t arg_scan(const char* p, int64_t s, int64_t n) {
+    using T = typename P::in_t;
+    using C = typename P::value_t;
+    C best = ops::convert<C>(*reinterpret_cast<const T*>(p));
+    if (P::stops(best)) return 0;
+    int64_t bi = 0;
+    p += s;
+    for (int64_t i = 1; i < n; ++i, p += s) {
+        const C v = ops::convert<C>(*reinterpret_cast<const T*>(p));
+        if (P::stops(v)) return i;
+        if (P::better(v, best)) {
+            best = v;
+            bi = i;
+        }
+    }
+    return bi;
+}
+
+template <template <class, class, class> class Op>
+void arg_reduce(const Loop& l) {
+    ByteLoop L(l);
+    int r = -1;
+    for (int d = 0; d < L.ndim; ++d)
+        if (L.strides[0][d] == 0 && L.shape[d] > 1) r = d;
+    ByteLoop K = sub_loop(L, false, true);
+    const int64_t nout = loop_numel(K);
+    if (nout == 0) return;
+    if (r < 0) {  // the reduced extent is 1: every index is 0
+        for_each_run(K, 0, nout, [&](char** p, int64_t m) {
+            for (int64_t t = 0; t < m; ++t)
+                std::memset(p[0] + t * (K.ndim ? K.strides[0][0] : 0), 0, 8);
+        });
+        return;
+    }
+    const int64_t n = L.shape[r], s = L.strides[1][r];
+    visit_dtype(l.dtype[1], [&](auto tag) {
+        using T = decltype(tag);
+        using P = Op<T, decltype(widen(T{})), int64_t>;
+        parallel_range(nout, std::max<int64_t>(1, grain / n), [&](int64_t b, int64_t e) {
+            for_each_run(K, b, e, [&](char** p, int64_t m) {
+                for (int64_t t = 0; t < m; ++t) {
+                    const char* in = p[1] + t * (K.ndim ? K.strides[1][0] : 0);
+                    const int64_t idx = arg_scan<P>(in, s, n);
+                    std::memcpy(p[0] + t * (K.ndim ? K.strides[0][0] : 0), &idx, 8);
+                }
+            });
+        });
+    });
+}
+
+template <template <class, class, class> class Op, uint32_t Flags>
+bool index_row(const Loop& l) {
+    if constexpr ((Flags & ops::R_INDEX) != 0) {
+        arg_reduce<Op>(l);
+        return true;
+    } else {
+        return false;
+    }
+}
+
+bool dispatch_index(ReduceOp op, const Loop& l) {
+    using namespace ops;  // the table's flag names
+    switch (op) {
+#define EMBER_REDUCE_CASE(name, identity, acc_rule, result, grad, flags, doc) \
+    case ReduceOp::name:                                                      \
+        return index_row<reduce_##name, flags>(l);
+        EMBER_REDUCTIONS(EMBER_REDUCE_CASE)
+#undef EMBER_REDUCE_CASE
+    }
+    return false;
+}
+
 }  // namespace
 
 void reduce(ReduceOp op, DType acc, const Loop& l) {
+    if (ops::info(op).index()) {
+        if (!dispatch_index(op, l)) throw TypeError("ember: no CPU index reduction");
+        return;
+    }
     init_kernels();
     ByteLoop L(l);
     if (loop_numel(L) == 0) return;
     const DType out_t = l.dtype[0];
     DType in_t = l.dtype[1];
-    if (op == ReduceOp::any || op == ReduceOp::all) acc = DType::bool_;
-    if ((op == ReduceOp::max || op == ReduceOp::min) &&
-        (acc == DType::float16 || acc == DType::bfloat16))
-        acc = DType::float32;
 
     // An accumulator-typed output: the real one, or a temporary laid out over the kept dims.
     std::vector<unsigned char> tmp_out;
@@ -517,61 +518,6 @@ void reduce(ReduceOp op, DType acc, const Loop& l) {
             f(p[1], K.ndim ? K.strides[1][0] : 0, p[0], K.ndim ? K.strides[0][0] : 0, m);
         });
     }
-}
-
-namespace {
-
-template <class T, bool IsMax>
-int64_t arg_scan(const char* p, int64_t s, int64_t n) {
-    using C = decltype(widen(T{}));
-    C best = widen(*reinterpret_cast<const T*>(p));
-    int64_t bi = 0;
-    if (ops::isnan_(best)) return 0;
-    p += s;
-    for (int64_t i = 1; i < n; ++i, p += s) {
-        const C v = widen(*reinterpret_cast<const T*>(p));
-        if (ops::isnan_(v)) return i;
-        if (IsMax ? ops::lt_(best, v) : ops::lt_(v, best)) {
-            best = v;
-            bi = i;
-        }
-    }
-    return bi;
-}
-
-}  // namespace
-
-void arg_reduce(ArgReduceOp op, const Loop& l) {
-    ByteLoop L(l);
-    int r = -1;
-    for (int d = 0; d < L.ndim; ++d)
-        if (L.strides[0][d] == 0 && L.shape[d] > 1) r = d;
-    ByteLoop K = sub_loop(L, false, true);
-    const int64_t nout = loop_numel(K);
-    if (nout == 0) return;
-    if (r < 0) {  // the reduced extent is 1: every index is 0
-        ByteLoop K2 = sub_loop(L, false, true);
-        for_each_run(K2, 0, nout, [&](char** p, int64_t m) {
-            for (int64_t t = 0; t < m; ++t)
-                std::memset(p[0] + t * (K2.ndim ? K2.strides[0][0] : 0), 0, 8);
-        });
-        return;
-    }
-    const int64_t n = L.shape[r], s = L.strides[1][r];
-    visit_dtype(l.dtype[1], [&](auto tag) {
-        using T = decltype(tag);
-        const bool is_max = op == ArgReduceOp::argmax;
-        parallel_range(nout, std::max<int64_t>(1, grain / n), [&](int64_t b, int64_t e) {
-            for_each_run(K, b, e, [&](char** p, int64_t m) {
-                for (int64_t t = 0; t < m; ++t) {
-                    const char* in = p[1] + t * (K.ndim ? K.strides[1][0] : 0);
-                    int64_t idx =
-                        is_max ? arg_scan<T, true>(in, s, n) : arg_scan<T, false>(in, s, n);
-                    std::memcpy(p[0] + t * (K.ndim ? K.strides[0][0] : 0), &idx, 8);
-                }
-            });
-        });
-    });
 }
 
 }  // namespace ember::host

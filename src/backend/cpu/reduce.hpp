@@ -1,4 +1,5 @@
-// CPU reductions (sum, prod, max, min, any, all) and index reductions (argmax, argmin).
+// CPU reductions of the reduction table (include/ember/reducetable.hpp): value reductions and the
+// index-returning ones, with the policies of src/ops/reduce.hpp.
 #pragma once
 
 #include "backend/backend.hpp"
@@ -6,6 +7,5 @@
 namespace ember::host {
 
 void reduce(backend::ReduceOp op, DType acc, const backend::Loop& l);
-void arg_reduce(backend::ArgReduceOp op, const backend::Loop& l);
 
 }  // namespace ember::host

@@ -399,33 +399,7 @@ public:
     }
 
     void reduce(backend::ReduceOp op, DType acc, const Loop& l) override {
-        ReduceKind kind = ReduceKind::sum;
-        switch (op) {
-            case backend::ReduceOp::sum:
-                kind = ReduceKind::sum;
-                break;
-            case backend::ReduceOp::prod:
-                kind = ReduceKind::prod;
-                break;
-            case backend::ReduceOp::max:
-                kind = ReduceKind::max;
-                break;
-            case backend::ReduceOp::min:
-                kind = ReduceKind::min;
-                break;
-            case backend::ReduceOp::any:
-                kind = ReduceKind::any;
-                break;
-            case backend::ReduceOp::all:
-                kind = ReduceKind::all;
-                break;
-        }
-        run_reduce(kind, device_acc(acc), l);
-    }
-
-    void arg_reduce(backend::ArgReduceOp op, const Loop& l) override {
-        run_reduce(op == backend::ArgReduceOp::argmax ? ReduceKind::argmax : ReduceKind::argmin,
-                   device_acc(l.dtype[1]), l);
+        run_reduce(op, device_acc(acc), l);
     }
 
 private:
@@ -517,7 +491,7 @@ private:
 
     static KernelKey reduce_key(const ReduceKernel& k) {
         KeyBuilder kb;
-        kb.put(fam_reduce, 4).put(uint64_t(k.kind), 4).put(uint64_t(k.in), 4);
+        kb.put(fam_reduce, 4).put(uint64_t(k.op), 4).put(uint64_t(k.in), 4);
         kb.put(uint64_t(k.acc), 4).put(uint64_t(k.out), 4);
         kb.put(k.tpo == 1 ? 0 : k.tpo == 32 ? 1 : 2, 2).put(uint64_t(k.nk), 4);
         kb.put(uint64_t(k.nr), 4).put(uint64_t(k.vec), 5).put(k.partial_in, 1);
@@ -542,11 +516,11 @@ private:
         return load_kernels(d, items);
     }
 
-    static void run_reduce(ReduceKind kind, DType acc, const Loop& l) {
+    static void run_reduce(backend::ReduceOp op, DType acc, const Loop& l) {
         DeviceState& d = device(l.device);
-        const bool arg = kind == ReduceKind::argmax || kind == ReduceKind::argmin;
-        const char* who =
-            arg ? (kind == ReduceKind::argmax ? "ember.argmax" : "ember.argmin") : "reduce";
+        const bool arg = ops::info(op).index();
+        const std::string who_name = arg ? "ember." + std::string(ops::info(op).name) : "reduce";
+        const char* who = who_name.c_str();
         // Split the loop's dims into kept (output stride != 0) and reduced ones.
         std::vector<int> kept, red;
         int64_t M = 1, R = 1;
@@ -561,7 +535,7 @@ private:
         }
         if (M == 0) return;
         if (int(kept.size()) > max_strided_dims || int(red.size()) > max_strided_dims)
-            return reduce_via_copy(kind, acc, l);
+            return reduce_via_copy(op, acc, l);
         ReduceGeometry g;
         std::memset(&g, 0, sizeof g);
         int64_t in_extent = 1, out_extent = 1;
@@ -578,7 +552,7 @@ private:
             in_extent += (g.rshape[i] - 1) * std::abs(g.rin[i]);
         }
         ReduceKernel k;
-        k.kind = kind;
+        k.op = op;
         k.in = l.dtype[1];
         k.acc = acc;
         k.out = l.dtype[0];
@@ -661,7 +635,7 @@ private:
     // Reductions over more than max_strided_dims kept or reduced dims: copy the input into a
     // buffer with the reduced dims innermost (one contiguous reduced run), then reduce that, with
     // kept dims merged where the output allows.
-    static void reduce_via_copy(ReduceKind kind, DType acc, const Loop& l) {
+    static void reduce_via_copy(backend::ReduceOp op, DType acc, const Loop& l) {
         DeviceState& d = device(l.device);
         const DType t = l.dtype[1];
         std::vector<int> order;  // new dim order, innermost first: reduced, then kept
@@ -728,7 +702,7 @@ private:
         if (int(r.shape.size()) - 1 > max_strided_dims)
             throw ValueError("ember: reductions keep at most " + std::to_string(max_strided_dims) +
                              " non-mergeable output dims on CUDA");
-        run_reduce(kind, acc, r);
+        run_reduce(op, acc, r);
     }
 };
 

@@ -1,41 +1,17 @@
-// Reduction kernel source generation: one kernel per kind, types, threads per output, kept and
-// reduced dims and pass; the reduction policies it instantiates are the device header reduce.cuh.
+// Reduction kernel source generation: one kernel per row of the reduction table, types, threads per
+// output, kept and reduced dims and pass. The policy it instantiates is the row's reduce_<name> of
+// src/ops/reduce.hpp, the header the CPU loops compile too (its text is embedded at build time).
 #include "backend/cuda/codegen/reduce.hpp"
 
 #include "ember/error.hpp"
 #include "ember_device_text.hpp"
+#include "ember_scalar_text.hpp"
 
 namespace ember::gpu {
 
-namespace {
-
-std::string_view reduce_kind_name(ReduceKind k) {
-    switch (k) {
-        case ReduceKind::sum:
-            return "sum";
-        case ReduceKind::prod:
-            return "prod";
-        case ReduceKind::max:
-            return "max";
-        case ReduceKind::min:
-            return "min";
-        case ReduceKind::any:
-            return "any";
-        case ReduceKind::all:
-            return "all";
-        case ReduceKind::argmax:
-            return "argmax";
-        case ReduceKind::argmin:
-            return "argmin";
-    }
-    return "reduce";
-}
-
-}  // namespace
-
 std::string reduce_kernel_name(const ReduceKernel& k) {
     std::string s = "ember_reduce_";
-    s += reduce_kind_name(k.kind);
+    s += ops::info(k.op).name;
     s += '_';
     s += dtype_code(k.out);
     s += '_';
@@ -57,44 +33,20 @@ std::string reduce_kernel_text(const ReduceKernel& k) {
         throw ValueError("reduce kernel: threads per output must be 1, 32 or 256");
     if (k.vec > 1 && (k.nr != 1 || k.tpo == 1 || k.partial_in))
         throw ValueError("reduce kernel: vector loads need one unit-stride reduced dim");
-    const bool arg = k.kind == ReduceKind::argmax || k.kind == ReduceKind::argmin;
     const std::string name = reduce_kernel_name(k);
     const std::string in_t(device_type(k.in)), acc_t(device_type(k.acc)), out_t(device_type(k.out));
-    std::string policy;
-    switch (k.kind) {
-        case ReduceKind::sum:
-            policy = "RSum";
-            break;
-        case ReduceKind::prod:
-            policy = "RProd";
-            break;
-        case ReduceKind::max:
-            policy = "RMax";
-            break;
-        case ReduceKind::min:
-            policy = "RMin";
-            break;
-        case ReduceKind::any:
-            policy = "RAny";
-            break;
-        case ReduceKind::all:
-            policy = "RAll";
-            break;
-        case ReduceKind::argmax:
-        case ReduceKind::argmin:
-            policy = "RArg";
-            break;
-    }
-    policy = "ember::dev::" + policy + "<" + in_t + ", " + acc_t + ", " +
-             (arg ? std::string(k.kind == ReduceKind::argmax ? "true" : "false") : out_t) + ">";
-    if (k.partial_in) policy = "ember::dev::Partials<" + policy + ">";
+    const std::string row(ops::info(k.op).name);
+    // The row's policy from src/ops/reduce.hpp.
+    std::string policy =
+        "ember::ops::reduce_" + row + "<" + in_t + ", " + acc_t + ", " + out_t + ">";
+    if (k.partial_in) policy = "ember::ops::reduce_partials<" + policy + ">";
     const std::string P = "P_" + name;
     const std::string Idx = k.index64 ? "long long" : "unsigned int";
     const std::string Off = k.index64 ? "long long" : "int";
 
-    std::string s = "// " + std::string(reduce_kind_name(k.kind)) + ": " +
-                    std::string(ember::name(k.out)) + " <- " + std::string(ember::name(k.in)) +
-                    ", accumulated in " + std::string(ember::name(k.acc)) + "; ";
+    std::string s = "// " + row + ": " + std::string(ember::name(k.out)) + " <- " +
+                    std::string(ember::name(k.in)) + ", accumulated in " +
+                    std::string(ember::name(k.acc)) + "; ";
     s += k.tpo == 1 ? std::string("one thread per output")
                     : std::to_string(k.tpo) + " threads per output";
     s += ", " + std::to_string(k.nk) + " kept and " + std::to_string(k.nr) + " reduced dims";
@@ -197,7 +149,8 @@ std::string reduce_kernel_text(const ReduceKernel& k) {
 Program reduce_program(const ReduceKernel& k) {
     return single_program(reduce_kernel_name(k), reduce_kernel_text(k),
                           is_complex(k.in) || is_complex(k.acc) || is_complex(k.out),
-                          {{"ember/reduce_prelude.cuh", generated::reduce_cuh}});
+                          {{"ember/ops/reduce.hpp", generated::reduce_hpp},
+                           {"ember/reduce_prelude.cuh", generated::reduce_cuh}});
 }
 
 }  // namespace ember::gpu

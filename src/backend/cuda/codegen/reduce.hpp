@@ -1,5 +1,6 @@
-// Reduction kernels (sum, prod, max, min, any, all, argmax, argmin) over kept and reduced
-// dimensions: the kernel description and its source generation; the policies are reduce.cuh.
+// Reduction kernels of the reduction table's rows over kept and reduced dimensions: the kernel
+// description and its source generation; the policies are src/ops/reduce.hpp's, the geometry's
+// device layout is reduce.cuh.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 
 #include "backend/cuda/codegen/common.hpp"
 #include "ember/dtype.hpp"
+#include "ember/reducetable.hpp"
 
 namespace ember::gpu {
 
@@ -17,14 +19,12 @@ struct ReduceGeometry {
     int64_t rshape[max_strided_dims], rin[max_strided_dims];
 };
 
-enum class ReduceKind : uint8_t { sum, prod, max, min, any, all, argmax, argmin };
-
 // One reduction kernel. Threads per output: 1 (each thread folds its output's values serially;
 // used when the innermost input dim is kept) or 32/256 (a group of threads folds one output and
 // finishes with a fixed-order tree). The reduced extent may be split into segments (grid.y):
 // the first pass writes partial accumulators, a second pass (partial_in) combines them in order.
 struct ReduceKernel {
-    ReduceKind kind{};
+    ops::ReduceOp op{};
     DType in{}, acc{}, out{};  // acc: never 16-bit (those accumulate in float32)
     int tpo = 1;
     int nk = 0, nr = 0;  // kept and reduced dims, 0..max_strided_dims
