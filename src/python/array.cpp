@@ -426,16 +426,7 @@ void bind_array(nb::module_& m) {
         .def(
             "reshape",
             [](const Array& a, nb::args args, nb::handle copy) {
-                nb::handle shape = args.size() == 1 ? args[0] : nb::handle(args);
-                Shape s = reshape_shape(a, shape, "ember.reshape");
-                if (!copy.is_none()) {
-                    if (nb::cast<bool>(copy)) return a.copy().reshape(s);
-                    if (auto v = a.reshape_view(s)) return *v;
-                    throw ValueError(
-                        "ember.reshape: copy=False but the array cannot be "
-                        "reshaped without a copy");
-                }
-                return a.reshape(s);
+                return reshape_as(a, args.size() == 1 ? args[0] : nb::handle(args), copy);
             },
             nb::arg("shape"), nb::kw_only(), nb::arg("copy").none() = nb::none())
         .def("transpose",
@@ -447,13 +438,7 @@ void bind_array(nb::module_& m) {
                  return a.permute(*to_axes(h, "ember.ndarray.transpose"));
              })
         .def("swapaxes", &Array::swapaxes)
-        .def(
-            "squeeze",
-            [](const Array& a, nb::handle axis) {
-                if (axis.is_none()) return a.squeeze();
-                return a.squeeze(*to_axes(axis, "ember.squeeze"));
-            },
-            nb::arg("axis").none() = nb::none())
+        .def("squeeze", &squeeze_axes, nb::arg("axis").none() = nb::none())
         .def("flatten", [](const Array& a) { return a.copy().reshape({a.size()}); })
         .def("ravel", [](const Array& a) { return a.reshape({a.size()}); })
         .def(

@@ -40,6 +40,11 @@ Shape to_shape(nb::handle h, const char* who);                     // int or seq
 Axes to_axes(nb::handle h, const char* who);                       // None, int or tuple
 // A new shape for `a`: an int or sequence of ints, one of which may be -1 (inferred).
 Shape reshape_shape(const Array& a, nb::handle h, const char* who);
+// ember.reshape and ndarray.reshape: a view when possible, else a copy; copy=True always copies,
+// copy=False raises when a view is impossible.
+Array reshape_as(const Array& x, nb::handle shape, nb::handle copy);
+// ember.squeeze and ndarray.squeeze: every size-1 axis (axis None) or the given ones.
+Array squeeze_axes(const Array& x, nb::handle axis);
 std::optional<Device> to_device(nb::handle h, const char* who);  // None, str or Device
 inline Device dev_or_default(nb::handle h, const char* who) {
     return to_device(h, who).value_or(default_device());

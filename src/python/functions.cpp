@@ -8,6 +8,22 @@
 
 namespace ember::python {
 
+Array reshape_as(const Array& x, nb::handle shape, nb::handle copy) {
+    Shape s = reshape_shape(x, shape, "ember.reshape");
+    if (!copy.is_none()) {
+        if (nb::cast<bool>(copy)) return x.copy().reshape(s);
+        if (auto v = x.reshape_view(s)) return *v;
+        throw ValueError(
+            "ember.reshape: copy=False but the array cannot be reshaped without a copy");
+    }
+    return x.reshape(s);
+}
+
+Array squeeze_axes(const Array& x, nb::handle axis) {
+    if (axis.is_none()) return x.squeeze();
+    return x.squeeze(*to_axes(axis, "ember.squeeze"));
+}
+
 namespace {
 
 using namespace nb::literals;
@@ -240,21 +256,8 @@ void bind_creation(nb::module_& m) {
 }
 
 void bind_manipulation(nb::module_& m) {
-    m.def(
-        "reshape",
-        [](const Array& x, nb::handle shape, nb::handle copy) {
-            Shape s = reshape_shape(x, shape, "ember.reshape");
-            if (!copy.is_none()) {
-                if (nb::cast<bool>(copy)) return x.copy().reshape(s);
-                if (auto v = x.reshape_view(s)) return *v;
-                throw ValueError(
-                    "ember.reshape: copy=False but the array cannot be reshaped "
-                    "without a copy");
-            }
-            return x.reshape(s);
-        },
-        "x"_a, "shape"_a, nb::kw_only(), "copy"_a.none() = nb::none(),
-        "A view with a new shape when possible, else a copy.");
+    m.def("reshape", &reshape_as, "x"_a, "shape"_a, nb::kw_only(), "copy"_a.none() = nb::none(),
+          "A view with a new shape when possible, else a copy.");
     m.def(
         "permute_dims",
         [](const Array& x, nb::handle axes) {
@@ -353,13 +356,8 @@ void bind_manipulation(nb::module_& m) {
     m.def(
         "expand_dims", [](const Array& x, int64_t axis) { return x.expand_dims(axis); }, "x"_a,
         "axis"_a = 0, "Inserts a size-1 axis (a view).");
-    m.def(
-        "squeeze",
-        [](const Array& x, nb::handle axis) {
-            if (axis.is_none()) return x.squeeze();
-            return x.squeeze(*to_axes(axis, "ember.squeeze"));
-        },
-        "x"_a, "axis"_a.none() = nb::none(), "Removes size-1 axes (a view).");
+    m.def("squeeze", &squeeze_axes, "x"_a, "axis"_a.none() = nb::none(),
+          "Removes size-1 axes (a view).");
     m.def(
         "_view_as",
         [](const Array& x, nb::handle dtype) {

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import ember
 import numpy as np
-
-
-def em(a, device):
-    return ember.asarray(np.asarray(a), device=device)
+from _helpers import em
 
 
 def test_promote_issubdtype_common_min_scalar_type(device):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ember
 import numpy as np
 import pytest
-from _helpers import to_ember, to_numpy
+from _helpers import em, to_ember, to_numpy
 
 CASES = [
     ("ij,jk->ik", [(3, 4), (4, 5)]),
@@ -67,10 +67,6 @@ def test_einsum_errors(device):
 
 
 RNG = np.random.default_rng(23)
-
-
-def em(a, device):
-    return ember.asarray(np.asarray(a), device=device)
 
 
 def test_einsum_path(device):

@@ -5,13 +5,9 @@ from __future__ import annotations
 import ember
 import numpy as np
 import pytest
-from _helpers import to_numpy
+from _helpers import em, to_numpy
 
 RNG = np.random.default_rng(23)
-
-
-def em(a, device):
-    return ember.asarray(np.asarray(a), device=device)
 
 
 def test_printing(device):

@@ -10,10 +10,12 @@ from _helpers import (
     assert_close,
     cast_like_numpy,
     dtype_name,
+    em,
     em_dtype,
+    near,
     np_dtype,
+    same,
     to_ember,
-    to_numpy,
 )
 
 
@@ -214,39 +216,6 @@ def test_astype_from_views(device):
 
 
 RNG = np.random.default_rng(13)
-
-
-def em(a, device):
-    return ember.asarray(np.asarray(a), device=device)
-
-
-def same(got, want, rtol=1e-12, dtype=True):
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want, strict=True):
-            same(g, w, rtol, dtype)
-        return
-    g, w = to_numpy(got), np.asarray(want)
-    if dtype:
-        assert g.dtype == w.dtype, (g.dtype, w.dtype)
-    assert g.shape == w.shape, (g.shape, w.shape)
-    if g.dtype.kind in "fc":
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
-    else:
-        np.testing.assert_array_equal(g, w)
-
-
-def near(got, want, rtol=1e-6, exact=False):
-    got = to_numpy(got)
-    want = np.asarray(want)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    if exact:
-        np.testing.assert_array_equal(got, want)
-    else:
-        np.testing.assert_allclose(
-            got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=rtol
-        )
 
 
 A = RNG.standard_normal((4, 5))

@@ -7,13 +7,9 @@ from __future__ import annotations
 import ember
 import numpy as np
 import pytest
-from _helpers import to_numpy
+from _helpers import em, to_numpy
 
 A = np.arange(24.0).reshape(2, 3, 4)
-
-
-def em(a, device):
-    return ember.asarray(np.asarray(a), device=device)
 
 
 def same(got, want):

@@ -6,13 +6,9 @@ from __future__ import annotations
 import ember
 import numpy as np
 import pytest
-from _helpers import to_numpy
+from _helpers import em, to_numpy
 
 RNG = np.random.default_rng(17)
-
-
-def em(a, device):
-    return ember.asarray(np.asarray(a), device=device)
 
 
 def close(got, want, rtol=1e-10):

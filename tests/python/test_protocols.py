@@ -8,13 +8,9 @@ from __future__ import annotations
 import ember
 import numpy as np
 import pytest
-from _helpers import to_numpy
+from _helpers import em, to_numpy
 
 RNG = np.random.default_rng(5)
-
-
-def em(a, device):
-    return ember.asarray(np.asarray(a), device=device)
 
 
 def test_ufuncs_run_in_ember_and_stay_on_the_device(device):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ember
 import numpy as np
 import pytest
-from _helpers import ALL_DTYPES, BF16, np_dtype, to_ember, to_numpy
+from _helpers import ALL_DTYPES, BF16, em, np_dtype, same, to_ember, to_numpy
 
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
 
@@ -384,26 +384,6 @@ def test_add_at_in_input_order(device, dtype):
         np.add.at(want, idx, vals)
     got = to_numpy(x)
     assert np.array_equal(bits(got), bits(want))
-
-
-def em(a, device):
-    return ember.asarray(np.asarray(a), device=device)
-
-
-def same(got, want, rtol=1e-12, dtype=True):
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want, strict=True):
-            same(g, w, rtol, dtype)
-        return
-    g, w = to_numpy(got), np.asarray(want)
-    if dtype:
-        assert g.dtype == w.dtype, (g.dtype, w.dtype)
-    assert g.shape == w.shape, (g.shape, w.shape)
-    if g.dtype.kind in "fc":
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
-    else:
-        np.testing.assert_array_equal(g, w)
 
 
 def test_sort_complex(device):

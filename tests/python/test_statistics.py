@@ -6,29 +6,9 @@ from __future__ import annotations
 import ember
 import numpy as np
 import pytest
-from _helpers import to_numpy
+from _helpers import em, same, to_numpy
 
 RNG = np.random.default_rng(0)
-
-
-def em(a, device):
-    return ember.asarray(np.asarray(a), device=device)
-
-
-def same(got, want, rtol=1e-12, dtype=True):
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want, strict=True):
-            same(g, w, rtol, dtype)
-        return
-    g, w = to_numpy(got), np.asarray(want)
-    if dtype:
-        assert g.dtype == w.dtype, (g.dtype, w.dtype)
-    assert g.shape == w.shape, (g.shape, w.shape)
-    if g.dtype.kind in "fc":
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
-    else:
-        np.testing.assert_array_equal(g, w)
 
 
 def close(got, want, tol=1e-12):
