@@ -16,14 +16,16 @@ enum class FftKind : uint8_t {
           // first n/2+1 terms of a Hermitian-symmetric spectrum
 };
 
-// The unnormalized DFT along the last axis of `x` (an array of at least one dimension):
-// sum_j x[..., j] * exp(-+2*pi*i*j*k/n), the exponent's sign + when `inverse`. The last axis is
-// first cropped or zero-padded to n (n/2+1 for c2r); c2r ignores the imaginary parts of the zero
-// and (even n) Nyquist terms, as NumPy does. The result is a new C-contiguous array on x's
-// device (on a CUDA device computed on its current stream). n >= 1. TypeError for a dtype the
-// kind does not take; ValueError for n < 1 or a direction the kind does not have; Error for a CPU
-// array when no host FFT is registered (set_host_fft).
-Array fft_last_axis(const Array& x, FftKind kind, int64_t n, bool inverse);
+// The DFT along the last axis of `x` (an array of at least one dimension), times `scale`:
+// scale * sum_j x[..., j] * exp(-+2*pi*i*j*k/n), the exponent's sign + when `inverse`. The last
+// axis is first cropped or zero-padded to n (n/2+1 for c2r); c2r ignores the imaginary parts of
+// the zero and (even n) Nyquist terms, as NumPy does. The scale multiplies the real and imaginary
+// parts, in the result's precision; a normalization is passed here rather than applied after, so
+// that the CPU gives NumPy's bits (pocketfft scales inside its passes). The result is a new
+// C-contiguous array on x's device (on a CUDA device computed on its current stream). n >= 1.
+// TypeError for a dtype the kind does not take; ValueError for n < 1 or a direction the kind does
+// not have; Error for a CPU array when no host FFT is registered (set_host_fft).
+Array fft_last_axis(const Array& x, FftKind kind, int64_t n, bool inverse, double scale = 1.0);
 
 // cuFFT plans ember holds (at most 32, least recently used evicted first), and releasing them.
 int fft_plan_cache_size();
@@ -34,13 +36,15 @@ void fft_plan_cache_clear();
 // needs no FFT library of its own: Python's ember registers NumPy's pocketfft on import. One call
 // is `batch` transforms of length n, each row contiguous and the rows one after another in host
 // memory: c2c batch x n -> batch x n (`inverse`: exponent +2*pi*i), r2c batch x n real -> batch x
-// (n/2+1) complex, c2r batch x (n/2+1) complex -> batch x n real; unnormalized. `dbl` picks
-// complex128/float64 over complex64/float32. `in` may be overwritten by a c2r transform.
+// (n/2+1) complex, c2r batch x (n/2+1) complex -> batch x n real; the results times `scale`
+// (1: unnormalized). `dbl` picks complex128/float64 over complex64/float32. `in` may be
+// overwritten by a c2r transform.
 struct HostFftCall {
     FftKind kind = FftKind::c2c;
     bool inverse = false;
     bool dbl = false;
     int64_t n = 0, batch = 0;
+    double scale = 1.0;
     const void* in = nullptr;
     void* out = nullptr;
 };

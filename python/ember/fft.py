@@ -3,20 +3,23 @@ NumPy 2's additions and semantics: ``fft``, ``ifft``, ``fftn``, ``ifftn``, ``rff
 ``rfftn``, ``irfftn``, ``hfft``, ``ihfft``, ``fft2``, ``ifft2``, ``rfft2``, ``irfft2``,
 ``fftfreq``, ``rfftfreq``, ``fftshift`` and ``ifftshift``.
 
-Every transform is a sequence of ``_core._fft_last_axis`` calls (batched, unnormalized 1-D
-transforms along a contiguous last axis: the backend's fft family, cuFFT on CUDA devices and
-NumPy's pocketfft on zero-copy host views of the rows on the CPU); moving the axis there, the n-d
-sequence of 1-D transforms and the normalization are composed here, once for both devices, step
+Every transform is a sequence of ``_core._fft_last_axis`` calls (batched 1-D transforms along a
+contiguous last axis, each scaled by its step's normalization factor: the backend's fft family,
+cuFFT and a scaling pass on CUDA devices, NumPy's pocketfft on zero-copy host views of the rows on
+the CPU, which gives NumPy's bits); moving the axis there, the n-d sequence of 1-D transforms, the
+precision each step computes in and the factors are composed here, once for both devices, step
 for step as ``numpy.fft`` does them. Result dtypes are NumPy's: float32, float16 and bfloat16
 give complex64; float64, integers and bool complex128; complex dtypes are kept. The real results
 of ``irfft`` and ``hfft`` have the input's real precision, and a real float16 (or bfloat16) input
-keeps its dtype there, as in NumPy.
+keeps its dtype there, as in NumPy. Precision is NumPy's too: a step transforms complex64 input
+(float32 for a real-to-complex step) in single precision, any other input (float32 real input to
+the complex transforms, float16, integers) in double, rounding the result where NumPy does (on the
+CPU, pocketfft then computes an unscaled single-precision step in double, as in NumPy).
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 import operator
 import warnings
 
@@ -173,57 +176,60 @@ def _plan(who, shape, steps):
 
 
 def _factor(norm, n, inverse, dtype):
-    """A step's scale factor. NumPy computes it in the input's real dtype, which rounds it for a
-    float16 input; that rounding is kept so that both devices agree, but not the overflow of
-    float16(n) to inf past 65504, which makes NumPy scale by 0."""
-    if norm == "ortho":
-        f = 1.0 / math.sqrt(n)
-    elif (norm == "backward") == inverse:
-        f = 1.0 / n
-    else:
+    """A step's scale factor, as numpy.fft computes it: 1/n or 1/sqrt(n) in the real dtype of the
+    step's input (float16 for float16, float32 for single precision, else float64), so that the
+    host FFT recognizes NumPy's own factor and gets NumPy's bits, and the GPU scales by the same
+    value. NumPy's float16 rounding is kept, but not the overflow of float16(n) to inf past
+    65504, which makes NumPy scale by 0 (float32's factor is taken there)."""
+    if norm != "ortho" and (norm == "backward") != inverse:
         return 1.0
-    if dtype == "float16":
-        with _np.errstate(all="ignore"):
-            if norm == "ortho":
-                h = float(_np.reciprocal(_np.sqrt(n, dtype=_np.float16)))
-            else:
-                h = float(_np.reciprocal(n, dtype=_np.float16))
-        if 0.0 < h < math.inf:
-            return h
-    return f
+    rd = _np.float16 if dtype == "float16" else _np.float32 if dtype in _SINGLE else _np.float64
+    with _np.errstate(all="ignore"):
+        f = _np.reciprocal(_np.sqrt(n, dtype=rd) if norm == "ortho" else rd(n), dtype=rd)
+    if rd is _np.float16 and not 0.0 < f < _np.inf:
+        return _factor(norm, n, inverse, "float32")
+    return float(f)
+
+
+def _dtypes(kind, t):
+    """(the dtype a step computes in, the dtype of its result) for an input of dtype t, as
+    numpy.fft's ufunc loops resolve them: single precision only for a complex64 input (a float32
+    one for r2c), which keeps it; every other input computes in double, and a float32 or 16-bit
+    one's result is rounded to single precision (a c2r result to a 16-bit input's own dtype)."""
+    single = t == "complex64" or (kind == "r2c" and t in ("float32", "bfloat16"))
+    if kind == "r2c":
+        compute = "float32" if single else "float64"
+    else:
+        compute = "complex64" if single else "complex128"
+    if kind == "c2r":
+        result = t if t in _HALF else "float32" if t in _SINGLE else "float64"
+    else:
+        result = "complex64" if t in _SINGLE else "complex128"
+    return compute, result
 
 
 def _compose(x, steps, norm, conj_in, conj_out):
-    """The steps on any device: each moves its axis last, casts to the dtype the transform takes
-    and calls the backend's last-axis transform; the normalization is one scaling at the end."""
+    """The steps on any device: each moves its axis last, casts to the dtype the transform computes
+    in and calls the backend's last-axis transform with the step's normalization factor, which
+    the backend applies (inside NumPy's passes on the CPU, one scaling pass after cuFFT on a GPU),
+    as numpy.fft scales each step."""
     if conj_in and x.dtype.name.startswith("complex"):
         x = _core.conj(x)
-    fct = 1.0
-    half = None
     for kind, n, axis, inverse in steps:
         t = x.dtype.name
-        if kind == "r2c":
-            want = "float32" if t in _SINGLE else "float64"
-        else:
-            want = "complex64" if t in _SINGLE else "complex128"
-        if kind == "c2r" and t in _HALF:
-            half = t
+        compute, result = _dtypes(kind, t)
         last = x.ndim - 1
         if axis != last:
             x = _core.swapaxes(x, axis, last)
-        if t != want:
-            x = _core.astype(x, getattr(_core, want))
-        x = _core._fft_last_axis(x, kind, n, inverse)
+        if t != compute:
+            x = _core.astype(x, getattr(_core, compute))
+        x = _core._fft_last_axis(x, kind, n, inverse, _factor(norm, n, inverse, t))
+        if x.dtype.name != result:
+            x = _core.astype(x, getattr(_core, result))
         if axis != last:
             x = _core.swapaxes(x, axis, last)
-        fct *= _factor(norm, n, inverse, t)
-    # one scaling pass for all the steps (NumPy scales each step; the product is the same)
-    if fct != 1.0:
-        x = _core.multiply(x, fct)
     if conj_out:
         x = _core.conj(x)
-    if half is not None:
-        x = _core.astype(x, getattr(_core, half))
     return x
 
 

@@ -166,10 +166,11 @@ struct SearchCall {
     int64_t* out = nullptr;
 };
 
-// `batch` unnormalized 1-D FFTs of length `n` on `device`, each row contiguous and the rows one
-// after another (the front-end crops, pads and copies): c2c batch x n -> batch x n of `dtype`
-// (complex64, complex128; `inverse`: exponent +2*pi*i), r2c batch x n of `dtype` (float32,
-// float64) -> batch x (n/2+1) complex, c2r batch x (n/2+1) of `dtype` (complex) -> batch x n real.
+// `batch` 1-D FFTs of length `n` on `device`, each row contiguous and the rows one after another
+// (the front-end crops, pads and copies): c2c batch x n -> batch x n of `dtype` (complex64,
+// complex128; `inverse`: exponent +2*pi*i), r2c batch x n of `dtype` (float32, float64) -> batch x
+// (n/2+1) complex, c2r batch x (n/2+1) of `dtype` (complex) -> batch x n real. The results are
+// multiplied by `scale` (real and imaginary parts, in the result's precision; 1: unnormalized).
 // n >= 2 (a 1-point transform is a copy, done by the front-end). `in` may be overwritten by c2r
 // (cuFFT does); a c2r input's imaginary parts of the zero and Nyquist terms are zero.
 struct FftCall {
@@ -178,6 +179,7 @@ struct FftCall {
     int device = 0;
     DType dtype = DType::complex64;
     int64_t n = 0, batch = 0;
+    double scale = 1.0;
     const void* in = nullptr;
     void* out = nullptr;
 };

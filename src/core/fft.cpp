@@ -1,14 +1,17 @@
 // ember::fft_last_axis: argument checks, the input layout the backends take (contiguous rows,
-// cropped or zero-padded) and the output; the transforms are the backend's fft family.
+// cropped or zero-padded) and the output; the transforms and their scaling are the backend's fft
+// family.
 #include "ember/fft.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "backend/backend.hpp"
 #include "core/record.hpp"
 #include "ember/error.hpp"
+#include "ember/ops.hpp"
 
 namespace ember {
 
@@ -42,14 +45,14 @@ Array real_view(const Array& c) {
 
 }  // namespace
 
-Array fft_last_axis(const Array& x, FftKind kind, int64_t n, bool inverse) {
+Array fft_last_axis(const Array& x, FftKind kind, int64_t n, bool inverse, double scale) {
     const std::string who = std::string("ember.fft (") + kind_name(kind) + ")";
     if (!x.defined()) throw ValueError(who + ": the array is undefined");
     if (x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]] {
         Array r;
         {
             autograd::NoGradGuard ng;
-            r = fft_last_axis(x, kind, n, inverse);
+            r = fft_last_axis(x, kind, n, inverse, scale);
         }
         const Array* ins[1] = {&x};
         Array* outs[1] = {&r};
@@ -112,6 +115,11 @@ Array fft_last_axis(const Array& x, FftKind kind, int64_t n, bool inverse) {
     if (n == 1) {
         // A 1-point DFT is the identity (the real part for c2r): no plan needed.
         out.assign(in);
+        if (scale != 1.0) {
+            const Array parts = is_complex(out_t) ? real_view(out) : out;
+            const Operand xs[2] = {parts, Scalar(scale)};
+            map(ops::OpId::multiply, std::span<const Operand>(xs), &parts);
+        }
         return out;
     }
     backend::FftCall c;
@@ -121,6 +129,7 @@ Array fft_last_axis(const Array& x, FftKind kind, int64_t n, bool inverse) {
     c.dtype = t;
     c.n = n;
     c.batch = batch;
+    c.scale = scale;
     c.in = in.data();
     c.out = out.data();
     backend::of(x.device(), "ember.fft").fft(c);

@@ -1,5 +1,6 @@
 // Tests of the CPU side of the backends' fft family through the public C++ API: the error when no
-// host FFT is registered, and the contiguous, cropped or padded rows a registered one is given.
+// host FFT is registered, the contiguous, cropped or padded rows and the scale a registered one is
+// given, and the 1-point transform done without it.
 #include <gtest/gtest.h>
 
 #include <complex>
@@ -80,4 +81,23 @@ TEST(Fft, CpuC2rDropsTheImaginaryPartsOfRealTerms) {
     EXPECT_TRUE(seen.inverse);
     // (n = 4: the zero and Nyquist terms are real)
     EXPECT_EQ(seen_rows, (std::vector<double>{1, 0, 2, 3, 4, 0}));
+}
+
+TEST(Fft, CpuHostFftGetsTheScale) {
+    HostFftScope scope(&recording_fft);
+    const Array x = zeros({2, 4}, DType::complex128, cpu);
+    fft_last_axis(x, FftKind::c2c, 4, true, 0.25);
+    EXPECT_EQ(seen.scale, 0.25);
+    fft_last_axis(x, FftKind::c2c, 4, false);
+    EXPECT_EQ(seen.scale, 1.0);
+}
+
+TEST(Fft, OnePointTransformIsScaledWithoutTheHostFft) {
+    HostFftScope scope(nullptr);
+    using C = std::complex<double>;
+    const Array x = from_vector<C>({C(1, -2), C(3, 4)}, {2, 1}, cpu);
+    const auto v = to_vector<C>(fft_last_axis(x, FftKind::c2c, 1, false, 0.5));
+    EXPECT_EQ(v, (std::vector<C>{C(0.5, -1), C(1.5, 2)}));
+    const auto r = to_vector<double>(fft_last_axis(x, FftKind::c2r, 1, true, 2.0));
+    EXPECT_EQ(r, (std::vector<double>{2, 6}));
 }

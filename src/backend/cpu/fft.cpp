@@ -1,5 +1,6 @@
 // The CPU backend's FFT family: the host FFT registered at run time (ember::set_host_fft), so
-// that no FFT library is linked into the core; without one a CPU transform raises.
+// that no FFT library is linked into the core; without one a CPU transform raises. The scale goes
+// to the host FFT with the transform, so that it can apply it the way its library does.
 #include <atomic>
 
 #include "backend/cpu/fft.hpp"
@@ -29,6 +30,7 @@ void fft(const backend::FftCall& c) {
     h.dbl = c.dtype == DType::float64 || c.dtype == DType::complex128;
     h.n = c.n;
     h.batch = c.batch;
+    h.scale = c.scale;
     h.in = c.in;
     h.out = c.out;
     fn(h);

@@ -311,6 +311,27 @@ public:
     void fft(const backend::FftCall& c) override {
         const bool dbl = c.dtype == DType::float64 || c.dtype == DType::complex128;
         gpu::cufft_execute(c.device, c.kind, dbl, c.n, c.batch, c.in, c.out, c.inverse);
+        if (c.scale == 1.0) return;
+        // cuFFT is unnormalized: one in-place scaling pass over the result's real and imaginary
+        // parts, a map kernel with the factor as a scalar of the result's real dtype.
+        const DType rt = dbl ? DType::float64 : DType::float32;
+        const int64_t len = c.kind == FftKind::r2c ? c.n / 2 + 1 : c.n;
+        Loop l;
+        l.nops = 3;
+        l.device = c.device;
+        l.shape = Dims{c.batch * len * (c.kind == FftKind::c2r ? 1 : 2)};
+        for (int k = 0; k < 3; ++k) {
+            l.dtype[k] = rt;
+            l.strides[k] = Dims{k == 2 ? 0 : 1};
+        }
+        l.data[0] = l.data[1] = static_cast<char*>(c.out);
+        l.scalar[2] = true;
+        const float f = float(c.scale);
+        if (dbl)
+            std::memcpy(l.scalar_value[2], &c.scale, sizeof c.scale);
+        else
+            std::memcpy(l.scalar_value[2], &f, sizeof f);
+        map(ops::OpId::multiply, rt, l);
     }
 
     void solver(const backend::SolverCall& call) override {
