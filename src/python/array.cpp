@@ -420,7 +420,7 @@ void bind_array(nb::module_& m) {
         .def(
             "astype",
             [](const Array& a, nb::handle dtype, bool copy) {
-                return a.astype(to_dtype(dtype, "ember.ndarray.astype"), copy);
+                return astype_to(a, dtype, copy, nb::none());
             },
             nb::arg("dtype"), nb::arg("copy") = true)
         .def(
@@ -431,13 +431,14 @@ void bind_array(nb::module_& m) {
             nb::arg("shape"), nb::kw_only(), nb::arg("copy").none() = nb::none())
         .def("transpose",
              [](const Array& a, nb::args axes) {
+                 // NumPy's forms: x.transpose(), x.transpose(None), x.transpose(axes) and
+                 // x.transpose(*axes)
                  if (axes.size() == 0) return a.transpose();
-                 nb::handle h =
-                     axes.size() == 1 && !PyLong_Check(axes[0].ptr()) ? axes[0] : nb::handle(axes);
-                 if (h.is_none()) return a.transpose();
-                 return a.permute(*to_axes(h, "ember.ndarray.transpose"));
+                 return transpose_axes(a, axes.size() == 1 && !PyLong_Check(axes[0].ptr())
+                                              ? axes[0]
+                                              : nb::handle(axes));
              })
-        .def("swapaxes", &Array::swapaxes)
+        .def("swapaxes", &swap_axes, nb::arg("axis1"), nb::arg("axis2"))
         .def("squeeze", &squeeze_axes, nb::arg("axis").none() = nb::none())
         .def("flatten", [](const Array& a) { return a.copy().reshape({a.size()}); })
         .def("ravel", [](const Array& a) { return a.reshape({a.size()}); })

@@ -45,6 +45,13 @@ Shape reshape_shape(const Array& a, nb::handle h, const char* who);
 Array reshape_as(const Array& x, nb::handle shape, nb::handle copy);
 // ember.squeeze and ndarray.squeeze: every size-1 axis (axis None) or the given ones.
 Array squeeze_axes(const Array& x, nb::handle axis);
+// ember.transpose and ndarray.transpose: the axes reversed (axes None) or permuted (a view).
+Array transpose_axes(const Array& x, nb::handle axes);
+// ember.swapaxes and ndarray.swapaxes: two axes interchanged (a view).
+Array swap_axes(const Array& x, int64_t axis1, int64_t axis2);
+// ember.astype and ndarray.astype: NumPy's unsafe cast to `dtype` (copy=False: x itself when it
+// has the dtype already), then moved to `device` unless that is None.
+Array astype_to(const Array& x, nb::handle dtype, bool copy, nb::handle device);
 std::optional<Device> to_device(nb::handle h, const char* who);  // None, str or Device
 inline Device dev_or_default(nb::handle h, const char* who) {
     return to_device(h, who).value_or(default_device());

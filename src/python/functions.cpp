@@ -24,6 +24,19 @@ Array squeeze_axes(const Array& x, nb::handle axis) {
     return x.squeeze(*to_axes(axis, "ember.squeeze"));
 }
 
+Array transpose_axes(const Array& x, nb::handle axes) {
+    if (axes.is_none()) return x.transpose();
+    return x.permute(*to_axes(axes, "ember.transpose"));
+}
+
+Array swap_axes(const Array& x, int64_t axis1, int64_t axis2) { return x.swapaxes(axis1, axis2); }
+
+Array astype_to(const Array& x, nb::handle dtype, bool copy, nb::handle device) {
+    Array r = x.astype(to_dtype(dtype, "ember.astype"), copy);
+    if (auto d = to_device(device, "ember.astype")) r = r.to(*d);
+    return r;
+}
+
 namespace {
 
 using namespace nb::literals;
@@ -264,16 +277,9 @@ void bind_manipulation(nb::module_& m) {
             return x.permute(*to_axes(axes, "ember.permute_dims"));
         },
         "x"_a, "axes"_a, "Permutes the axes (a view).");
-    m.def(
-        "transpose",
-        [](const Array& x, nb::handle axes) {
-            if (axes.is_none()) return x.transpose();
-            return x.permute(*to_axes(axes, "ember.transpose"));
-        },
-        "x"_a, "axes"_a.none() = nb::none(), "Reverses or permutes the axes (a view).");
-    m.def(
-        "swapaxes", [](const Array& x, int64_t a, int64_t b) { return x.swapaxes(a, b); }, "x"_a,
-        "axis1"_a, "axis2"_a, "Interchanges two axes (a view).");
+    m.def("transpose", &transpose_axes, "x"_a, "axes"_a.none() = nb::none(),
+          "Reverses or permutes the axes (a view).");
+    m.def("swapaxes", &swap_axes, "x"_a, "axis1"_a, "axis2"_a, "Interchanges two axes (a view).");
     m.def(
         "matmul",
         [](nb::handle a, nb::handle b) {
@@ -392,15 +398,13 @@ void bind_manipulation(nb::module_& m) {
             return Array(x.storage(), x.offset() * from / to, shape, strides, t);
         },
         "x"_a, "dtype"_a);
-    m.def(
-        "astype",
-        [](const Array& x, nb::handle dtype, bool copy, nb::handle device) {
-            Array r = x.astype(to_dtype(dtype, "ember.astype"), copy);
-            if (auto d = to_device(device, "ember.astype")) r = r.to(*d);
-            return r;
-        },
-        "x"_a, "dtype"_a, nb::kw_only(), "copy"_a = true, "device"_a.none() = nb::none(),
-        "Casts to `dtype` (NumPy's unsafe casting).");
+    // The array API's astype(x, dtype, /, *, copy=True, device=None): unnamed arguments are
+    // positional-only in nanobind; the signature names them.
+    m.def("astype", &astype_to, nb::arg(), nb::arg(), nb::kw_only(), "copy"_a = true,
+          "device"_a.none() = nb::none(),
+          nb::sig("def astype(x: ndarray, dtype: object, /, *, copy: bool = True, "
+                  "device: object | None = None) -> ndarray"),
+          "Casts x to `dtype` (NumPy's unsafe casting).");
 }
 
 void bind_types(nb::module_& m) {
