@@ -191,12 +191,18 @@ def _factor(norm, n, inverse, dtype):
     return float(f)
 
 
-def _dtypes(kind, t):
-    """(the dtype a step computes in, the dtype of its result) for an input of dtype t, as
-    numpy.fft's ufunc loops resolve them: single precision only for a complex64 input (a float32
-    one for r2c), which keeps it; every other input computes in double, and a float32 or 16-bit
-    one's result is rounded to single precision (a c2r result to a 16-bit input's own dtype)."""
-    single = t == "complex64" or (kind == "r2c" and t in ("float32", "bfloat16"))
+def _dtypes(kind, t, cpu):
+    """(the dtype a step computes in, the dtype of its result) for an input of dtype t. On the
+    CPU as numpy.fft's ufunc loops resolve them, so results are NumPy's bits: single precision
+    only for a complex64 input (a float32 one for r2c), which keeps it; every other input computes
+    in double, and a float32 or 16-bit one's result is rounded to single precision (a c2r result
+    to a 16-bit input's own dtype). On a GPU, as CuPy: every single- or half-precision input
+    computes in single precision (cuFFT's C2C/R2C/C2R), twice as fast as double and what a GPU
+    user of float32 data expects; the result dtypes are the same on both devices."""
+    if cpu:
+        single = t == "complex64" or (kind == "r2c" and t in ("float32", "bfloat16"))
+    else:
+        single = t in _SINGLE
     if kind == "r2c":
         compute = "float32" if single else "float64"
     else:
@@ -215,9 +221,10 @@ def _compose(x, steps, norm, conj_in, conj_out):
     as numpy.fft scales each step."""
     if conj_in and x.dtype.name.startswith("complex"):
         x = _core.conj(x)
+    cpu = x.device.type == "cpu"
     for kind, n, axis, inverse in steps:
         t = x.dtype.name
-        compute, result = _dtypes(kind, t)
+        compute, result = _dtypes(kind, t, cpu)
         last = x.ndim - 1
         if axis != last:
             x = _core.swapaxes(x, axis, last)
