@@ -1,6 +1,6 @@
 // The fused optimizer step on the GPU: one launch updates up to 48 parameter tensors (with their
 // gradients and optimizer state), each block one chunk of one tensor, with the per-element math
-// of src/ops/optim.hpp that the CPU backend runs too.
+// of src/ops/optim.hpp that the CPU backend runs too (device code: codegen/optim_step.cuh).
 #include "backend/cuda/optim_step.hpp"
 
 #include <algorithm>

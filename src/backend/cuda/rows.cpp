@@ -1,7 +1,7 @@
 // Row-wise softmax, log_softmax, cross-entropy and layer norm (and their backwards) on the GPU:
-// one NVRTC kernel text specialized per op, dtype, threads per row (a warp for rows up to 512
-// elements, else a 256-thread block), register chunks and vector width. Rows that fit are read
-// once into registers (one pass over memory); longer ones are streamed twice with an online
+// one kernel text (codegen/rows.cuh) specialized per op, dtype, threads per row (a warp for rows up
+// to 512 elements, else a 256-thread block), register chunks and vector width. Rows that fit are
+// read once into registers (one pass over memory); longer ones are streamed twice with an online
 // max/sum (softmax, cross-entropy) or Welford (layer norm) first pass. Reductions are warp
 // shuffles plus a fixed-order combine of the block's warps, so results are deterministic.
 #include "backend/cuda/rows.hpp"

@@ -1,5 +1,6 @@
-// Scans, stream compaction and deterministic scatter on the GPU. Every kernel runs 256-thread
-// blocks and combines values in an order fixed by the sizes alone, so results repeat run to run.
+// Scans, stream compaction and deterministic scatter on the GPU (device code: codegen/scan.cuh,
+// compact.cuh, scatter.cuh). Every kernel runs 256-thread blocks and combines values in an order
+// fixed by the sizes alone, so results repeat run to run.
 // Scan: rows of at most 32 elements take one thread per row; otherwise one block per row walks
 // its row in tiles of 2048 with a carry, unless there are too few rows to fill the GPU: then a
 // three-phase scan (tile totals, a scan of those, tiles rescanned with their carry-in).

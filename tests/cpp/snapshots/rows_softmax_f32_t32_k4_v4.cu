@@ -145,6 +145,43 @@ struct Welford {
     }
 };
 
+// What every row op reduces across its row, built on row_reduce: a sum, a maximum, the maximum of
+// the values held in registers (-inf in the padding), the sum of exp(x - m) over the row's values
+// in registers, and (max, sum of exp(x - max)) in one streamed pass over the row (online, from
+// ms = (-inf, 0)).
+__device__ inline C row_sum(C v, C* sh) {
+    C s[1] = {v};
+    row_reduce(s, Sum1{}, sh);
+    return s[0];
+}
+__device__ inline C row_max(const C (&v)[KK][VEC], C* sh) {
+    C m[1] = {ninf()};
+#pragma unroll
+    for (int kk = 0; kk < KK; ++kk)
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) m[0] = vmax(m[0], v[kk][e]);
+    row_reduce(m, Max1{}, sh);
+    return m[0];
+}
+__device__ inline C row_sum_exp(const C (&v)[KK][VEC], C m, long long n, int tid, C* sh) {
+    C s = C(0);
+#pragma unroll
+    for (int kk = 0; kk < KK; ++kk)
+        if (chunk_base(tid, kk) < n)
+#pragma unroll
+            for (int e = 0; e < VEC; ++e) s += ex(v[kk][e] - m);
+    return row_sum(s, sh);
+}
+__device__ inline void row_max_sum_exp(const T* xr, long long n, int tid, C (&ms)[2], C* sh) {
+    for (long long b = (long long)tid * VEC; b < n; b += (long long)TPR * VEC) {
+        C v[VEC];
+        ldv(xr, b, v);
+#pragma unroll
+        for (int e = 0; e < VEC; ++e) online(ms[0], ms[1], v[e]);
+    }
+    row_reduce(ms, MaxSum{}, sh);
+}
+
 __device__ inline void row_body(const RowsArgs& a, long long row, int tid, C* sh) {
     const long long n = a.n;
     const long long off = row * n;
@@ -155,20 +192,9 @@ __device__ inline void row_body(const RowsArgs& a, long long row, int tid, C* sh
         if constexpr (K > 0) {
             C v[KK][VEC];
             load_row(xr, n, tid, v, ninf());
-            C m[1] = {ninf()};
-#pragma unroll
-            for (int kk = 0; kk < KK; ++kk)
-#pragma unroll
-                for (int e = 0; e < VEC; ++e) m[0] = vmax(m[0], v[kk][e]);
-            row_reduce(m, Max1{}, sh);
-            C s[1] = {C(0)};
-#pragma unroll
-            for (int kk = 0; kk < KK; ++kk)
-                if (chunk_base(tid, kk) < n)
-#pragma unroll
-                    for (int e = 0; e < VEC; ++e) s[0] += ex(v[kk][e] - m[0]);
-            row_reduce(s, Sum1{}, sh);
-            const C inv = C(1) / s[0], ls = lg(s[0]);
+            const C m = row_max(v, sh);
+            const C s = row_sum_exp(v, m, n, tid, sh);
+            const C inv = C(1) / s, ls = lg(s);
 #pragma unroll
             for (int kk = 0; kk < KK; ++kk) {
                 const long long b = chunk_base(tid, kk);
@@ -176,17 +202,11 @@ __device__ inline void row_body(const RowsArgs& a, long long row, int tid, C* sh
                 C o[VEC];
 #pragma unroll
                 for (int e = 0; e < VEC; ++e)
-                    o[e] = OP == LOG_SOFTMAX ? (v[kk][e] - m[0]) - ls : ex(v[kk][e] - m[0]) * inv;
+                    o[e] = OP == LOG_SOFTMAX ? (v[kk][e] - m) - ls : ex(v[kk][e] - m) * inv;
                 stv(yr, b, o);
             }
         } else {
-            for (long long b = (long long)tid * VEC; b < n; b += (long long)TPR * VEC) {
-                C v[VEC];
-                ldv(xr, b, v);
-#pragma unroll
-                for (int e = 0; e < VEC; ++e) online(ms[0], ms[1], v[e]);
-            }
-            row_reduce(ms, MaxSum{}, sh);
+            row_max_sum_exp(xr, n, tid, ms, sh);
             const C inv = C(1) / ms[1], ls = lg(ms[1]);
             for (long long b = (long long)tid * VEC; b < n; b += (long long)TPR * VEC) {
                 C v[VEC];
@@ -202,7 +222,7 @@ __device__ inline void row_body(const RowsArgs& a, long long row, int tid, C* sh
         const T* gr = static_cast<const T*>(a.dy) + off;
         T* dr = static_cast<T*>(a.out) + off;
         constexpr bool LOG = OP == LOG_SOFTMAX_BWD;
-        C s[1] = {C(0)};
+        C s = C(0);
         if constexpr (K > 0) {
             C y[KK][VEC], g[KK][VEC];
             load_row(yr, n, tid, y, C(0));
@@ -210,8 +230,8 @@ __device__ inline void row_body(const RowsArgs& a, long long row, int tid, C* sh
 #pragma unroll
             for (int kk = 0; kk < KK; ++kk)
 #pragma unroll
-                for (int e = 0; e < VEC; ++e) s[0] += LOG ? g[kk][e] : g[kk][e] * y[kk][e];
-            row_reduce(s, Sum1{}, sh);
+                for (int e = 0; e < VEC; ++e) s += LOG ? g[kk][e] : g[kk][e] * y[kk][e];
+            s = row_sum(s, sh);
 #pragma unroll
             for (int kk = 0; kk < KK; ++kk) {
                 const long long b = chunk_base(tid, kk);
@@ -219,7 +239,7 @@ __device__ inline void row_body(const RowsArgs& a, long long row, int tid, C* sh
                 C o[VEC];
 #pragma unroll
                 for (int e = 0; e < VEC; ++e)
-                    o[e] = LOG ? g[kk][e] - ex(y[kk][e]) * s[0] : y[kk][e] * (g[kk][e] - s[0]);
+                    o[e] = LOG ? g[kk][e] - ex(y[kk][e]) * s : y[kk][e] * (g[kk][e] - s);
                 stv(dr, b, o);
             }
         } else {
@@ -228,60 +248,48 @@ __device__ inline void row_body(const RowsArgs& a, long long row, int tid, C* sh
                 ldv(yr, b, y);
                 ldv(gr, b, g);
 #pragma unroll
-                for (int e = 0; e < VEC; ++e) s[0] += LOG ? g[e] : g[e] * y[e];
+                for (int e = 0; e < VEC; ++e) s += LOG ? g[e] : g[e] * y[e];
             }
-            row_reduce(s, Sum1{}, sh);
+            s = row_sum(s, sh);
             for (long long b = (long long)tid * VEC; b < n; b += (long long)TPR * VEC) {
                 C y[VEC], g[VEC];
                 ldv(yr, b, y);
                 ldv(gr, b, g);
 #pragma unroll
                 for (int e = 0; e < VEC; ++e)
-                    g[e] = LOG ? g[e] - ex(y[e]) * s[0] : y[e] * (g[e] - s[0]);
+                    g[e] = LOG ? g[e] - ex(y[e]) * s : y[e] * (g[e] - s);
                 stv(dr, b, g);
             }
         }
     } else if constexpr (OP == CE) {
         const C lsm = C(a.label_smoothing);
         const bool smooth = a.label_smoothing > 0.0;
-        C ms[2] = {ninf(), C(0)};
+        C ms[2] = {ninf(), C(0)};  // the row's max and sum of exp(x - max)
         // sum_c w[c] (x[c] - max) and sum_c w[c], for label smoothing
         C sw[2] = {C(0), C(0)};
         if constexpr (K > 0) {
             C v[KK][VEC];
             load_row(xr, n, tid, v, ninf());
-            C m[1] = {ninf()};
-#pragma unroll
-            for (int kk = 0; kk < KK; ++kk)
-#pragma unroll
-                for (int e = 0; e < VEC; ++e) m[0] = vmax(m[0], v[kk][e]);
-            row_reduce(m, Max1{}, sh);
-            C s[1] = {C(0)};
+            ms[0] = row_max(v, sh);
+            // row_sum_exp's sum, with the smoothing sums in the same pass over the registers
+            C s = C(0);
 #pragma unroll
             for (int kk = 0; kk < KK; ++kk) {
                 const long long b = chunk_base(tid, kk);
                 if (b >= n) continue;
 #pragma unroll
                 for (int e = 0; e < VEC; ++e) {
-                    s[0] += ex(v[kk][e] - m[0]);
+                    s += ex(v[kk][e] - ms[0]);
                     if (smooth) {
                         const C w = a.weight ? ldw(a.weight, b + e) : C(1);
-                        sw[0] += w * (v[kk][e] - m[0]);
+                        sw[0] += w * (v[kk][e] - ms[0]);
                         sw[1] += w;
                     }
                 }
             }
-            row_reduce(s, Sum1{}, sh);
-            ms[0] = m[0];
-            ms[1] = s[0];
+            ms[1] = row_sum(s, sh);
         } else {
-            for (long long b = (long long)tid * VEC; b < n; b += (long long)TPR * VEC) {
-                C v[VEC];
-                ldv(xr, b, v);
-#pragma unroll
-                for (int e = 0; e < VEC; ++e) online(ms[0], ms[1], v[e]);
-            }
-            row_reduce(ms, MaxSum{}, sh);
+            row_max_sum_exp(xr, n, tid, ms, sh);
             if (smooth) {
                 for (long long b = (long long)tid * VEC; b < n; b += (long long)TPR * VEC) {
                     C v[VEC];
@@ -320,11 +328,11 @@ __device__ inline void row_body(const RowsArgs& a, long long row, int tid, C* sh
         T* dr = static_cast<T*>(a.out) + off;
         const C lsm = C(a.label_smoothing);
         const bool smooth = a.label_smoothing > 0.0;
-        C W[1] = {C(n)};
+        C W = C(n);
         if (smooth && a.weight) {
-            W[0] = C(0);
-            for (long long i = tid; i < n; i += TPR) W[0] += ldw(a.weight, i);
-            row_reduce(W, Sum1{}, sh);
+            W = C(0);
+            for (long long i = tid; i < n; i += TPR) W += ldw(a.weight, i);
+            W = row_sum(W, sh);
         }
         const long long t = a.target[row];
         if (t == a.ignore_index || t < 0 || t >= n) {
@@ -346,7 +354,7 @@ __device__ inline void row_body(const RowsArgs& a, long long row, int tid, C* sh
             for (int e = 0; e < VEC; ++e) {
                 const C p = ex((v[e] - m) - lsum);
                 C d = ca * (p - (b + e == t ? C(1) : C(0)));
-                if (smooth) d += cb * (W[0] * p - (a.weight ? ldw(a.weight, b + e) : C(1)));
+                if (smooth) d += cb * (W * p - (a.weight ? ldw(a.weight, b + e) : C(1)));
                 v[e] = d;
             }
             stv(dr, b, v);
@@ -357,24 +365,22 @@ __device__ inline void row_body(const RowsArgs& a, long long row, int tid, C* sh
         if constexpr (K > 0) {
             C v[KK][VEC];
             load_row(xr, n, tid, v, C(0));
-            C s[1] = {C(0)};
+            C s = C(0);
 #pragma unroll
             for (int kk = 0; kk < KK; ++kk)
 #pragma unroll
-                for (int e = 0; e < VEC; ++e) s[0] += v[kk][e];
-            row_reduce(s, Sum1{}, sh);
-            mean = s[0] / C(n);
-            C q[1] = {C(0)};
+                for (int e = 0; e < VEC; ++e) s += v[kk][e];
+            mean = row_sum(s, sh) / C(n);
+            C q = C(0);
 #pragma unroll
             for (int kk = 0; kk < KK; ++kk)
                 if (chunk_base(tid, kk) < n)
 #pragma unroll
                     for (int e = 0; e < VEC; ++e) {
                         const C d = v[kk][e] - mean;
-                        q[0] += d * d;
+                        q += d * d;
                     }
-            row_reduce(q, Sum1{}, sh);
-            rstd = C(1) / root(q[0] / C(n) + C(a.eps));
+            rstd = C(1) / root(row_sum(q, sh) / C(n) + C(a.eps));
 #pragma unroll
             for (int kk = 0; kk < KK; ++kk) {
                 const long long b = chunk_base(tid, kk);
