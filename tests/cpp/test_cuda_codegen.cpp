@@ -21,8 +21,11 @@
 #include "backend/cuda/disk_cache.hpp"
 #include "backend/cuda/loader.hpp"
 #include "backend/cuda/nvrtc.hpp"
+#include "backend/cuda/optim_step.hpp"
 #include "backend/cuda/precompile.hpp"
+#include "backend/cuda/rows.hpp"
 #include "backend/cuda/runtime.hpp"
+#include "backend/cuda/scan.hpp"
 
 using namespace ember;
 using gpu::MapKernel;
@@ -186,6 +189,41 @@ TEST(CudaCodegen, SnapshotsOfTheOtherFamilies) {
         ASSERT_TRUE(std::filesystem::exists(p)) << p;
         EXPECT_EQ(src, read_file(p)) << file << ":\n" << src;
     }
+}
+
+// The families whose device code is pasted from their own .cuh files: a row kernel (every row op
+// shares one text, so one variant covers it), the scan, compaction and scatter programs, and the
+// fused optimizer step with float16 storage.
+TEST(CudaCodegen, SnapshotsOfRowsScanAndOptimizerStep) {
+    const gpu::RowsKernel rk{0, DType::float32, 32, 4, 4};  // softmax, a warp per row
+    const std::pair<const char*, std::string> cases[] = {
+        {"rows_softmax_f32_t32_k4_v4.cu", gpu::rows_program(rk).source},
+        {"scan_sum_f32.cu", gpu::scan_program(backend::ScanOp::sum, DType::float32).source},
+        {"compact_b8.cu", gpu::compact_program(8).source},
+        {"scatter_b4.cu", gpu::scatter_program(4).source},
+        {"optim_step_f16.cu", gpu::optimizer_step_program(DType::float16).source},
+    };
+    const char* u = std::getenv("EMBER_UPDATE_SNAPSHOTS");
+    for (const auto& [file, src] : cases) {
+        const std::filesystem::path p = snapshot_dir() / file;
+        if (u && std::string(u) == "1") std::ofstream(p, std::ios::binary) << src;
+        ASSERT_TRUE(std::filesystem::exists(p)) << p;
+        EXPECT_EQ(src, read_file(p)) << file << ":\n" << src;
+    }
+}
+
+// The optimizer step's program compiles for every parameter dtype.
+TEST(CudaCodegen, OptimizerStepCompilesForSm90) {
+    SKIP_WITHOUT_NVRTC();
+    for (DType t : {DType::float16, DType::bfloat16, DType::float32, DType::float64}) {
+        const gpu::Program p = gpu::optimizer_step_program(t);
+        try {
+            EXPECT_EQ(gpu::compile_cubin(p, arch).compare(1, 3, "ELF"), 0) << p.name;
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << p.name << ": " << std::string(e.what()).substr(0, 4000);
+        }
+    }
+    EXPECT_THROW(gpu::optimizer_step_program(DType::int32), TypeError);
 }
 
 TEST(CudaCodegen, SnapshotStridedIsReadable) {

@@ -2,8 +2,9 @@
 // kernel families' generators are under src/backend/cuda/codegen/.
 #include "backend/cuda/codegen.hpp"
 
+#include <stdexcept>
+
 #include "ember_device_text.hpp"
-#include "ember_scalar_text.hpp"
 
 namespace ember::gpu {
 namespace {
@@ -34,6 +35,23 @@ const std::string& prelude_text() {
 
 std::string_view device_prelude_text() { return prelude_text(); }
 std::string_view scalar_header_text() { return generated::scalar_hpp; }
+
+std::string paste_device_text(std::string_view cuh, std::initializer_list<DeviceTextFill> fills) {
+    size_t at = 0;
+    while (cuh.substr(at, 2) == "//") {
+        const size_t nl = cuh.find('\n', at);
+        at = nl == std::string_view::npos ? cuh.size() : nl + 1;
+    }
+    std::string t(cuh.substr(at));
+    for (const auto& [key, value] : fills) {
+        if (t.find(key) == std::string::npos)
+            throw std::logic_error("device text without its placeholder " + std::string(key));
+        replace_all(t, key, value);
+    }
+    if (const size_t p = t.find('@'); p != std::string::npos)
+        throw std::logic_error("device text with an unfilled placeholder: " + t.substr(p, 24));
+    return t;
+}
 
 Program single_program(std::string kernel_name, std::string text, bool cplx,
                        std::vector<ProgramHeader> extra) {

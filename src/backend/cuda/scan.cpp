@@ -1,5 +1,6 @@
-// Scans, stream compaction and deterministic scatter on the GPU. Every kernel runs 256-thread
-// blocks and combines values in an order fixed by the sizes alone, so results repeat run to run.
+// Scans, stream compaction and deterministic scatter on the GPU (device code: codegen/scan.cuh,
+// compact.cuh, scatter.cuh). Every kernel runs 256-thread blocks and combines values in an order
+// fixed by the sizes alone, so results repeat run to run.
 // Scan: rows of at most 32 elements take one thread per row; otherwise one block per row walks
 // its row in tiles of 2048 with a carry, unless there are too few rows to fill the GPU: then a
 // three-phase scan (tile totals, a scan of those, tiles rescanned with their carry-in).
@@ -11,7 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backend/cuda/codegen/common.hpp"
 #include "ember/error.hpp"
+#include "ember_device_text.hpp"
 
 namespace ember::gpu {
 namespace {
@@ -21,14 +24,15 @@ constexpr int64_t compact_tile = 4096;   // 256 threads x 16 mask bytes
 constexpr int64_t serial_len = 32;       // rows up to this long: one thread per row
 constexpr unsigned max_grid = 1u << 20;  // grid-stride loops above this
 
+// The scanned values' type: int64 as unsigned (wrapping modulo 2^64 like NumPy's int64, with no
+// signed overflow for the compiler to assume away); null for dtypes without a GPU scan.
 const char* scan_type(DType t) {
     switch (t) {
         case DType::int64:
-            return "unsigned long long";  // wraps modulo 2^64 like NumPy's int64
+            return plain_type(DType::uint64).data();
         case DType::float32:
-            return "float";
         case DType::float64:
-            return "double";
+            return plain_type(t).data();
         default:
             return nullptr;
     }
@@ -39,19 +43,11 @@ std::string scan_name(backend::ScanOp op, DType t, const char* part) {
            std::string(name(t)) + "_" + part;
 }
 
-const char* bits_type(int itemsize) {
-    switch (itemsize) {
-        case 1:
-            return "unsigned char";
-        case 2:
-            return "unsigned short";
-        case 4:
-            return "unsigned int";
-        case 8:
-            return "unsigned long long";
-        default:
-            return "ember_u128";
-    }
+// The unsigned type of an element's bits (16 bytes: a pair of 64-bit words).
+std::string bits_type(int itemsize) {
+    for (DType t : {DType::uint8, DType::uint16, DType::uint32, DType::uint64})
+        if (itemsize == ember::itemsize(t)) return std::string(plain_type(t));
+    return "ember_u128";
 }
 
 const char* u128_decl = "struct __align__(16) ember_u128 { unsigned long long a, b; };\n";
@@ -74,125 +70,11 @@ Program scan_program(backend::ScanOp op, DType t) {
     s += sum ? "cumulative sums" : "cumulative products";
     s += " of " + std::string(name(t)) + " rows.\n";
     s += "typedef " + std::string(ty) + " T;\n";
-    s += "#define ID T(" + std::string(sum ? "0" : "1") + ")\n";
-    s += "#define TILE 2048\n#define ITEMS 8\n#define PAD(i) ((i) + ((i) >> 5))\n";
-    s += "__device__ __forceinline__ T op(T a, T b) { return a " + std::string(sum ? "+" : "*") +
-         " b; }\n\n";
-    s +=
-        R"(// The exclusive prefix of v over the block (thread order) and the block total, in a fixed
-// order: a warp shuffle scan, then the warp totals folded left to right.
-__device__ __forceinline__ T block_exclusive(T v, T* ws, T& total) {
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    for (int o = 1; o < 32; o <<= 1) {
-        const T n = __shfl_up_sync(0xffffffffu, v, o);
-        if (lane >= o) v = op(n, v);
-    }
-    T ex = __shfl_up_sync(0xffffffffu, v, 1);
-    if (lane == 0) ex = ID;
-    if (lane == 31) ws[w] = v;
-    __syncthreads();
-    T pre = ID;
-    total = ID;
-    for (int i = 0; i < 8; ++i) {
-        if (i == w) pre = total;
-        total = op(total, ws[i]);
-    }
-    __syncthreads();
-    return op(pre, ex);
-}
-
-// Scans the tile at `base` of a row (coalesced through shared memory), starting from `carry`;
-// returns the carry for the next tile.
-__device__ T scan_tile(const T* s, T* d, long long base, long long len, T carry, T* sm, T* ws) {
-    const int t = threadIdx.x;
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        const long long i = base + k * 256 + t;
-        sm[PAD(k * 256 + t)] = i < len ? s[i] : ID;
-    }
-    __syncthreads();
-    T loc[ITEMS];
-    T acc = ID;
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        acc = op(acc, sm[PAD(t * ITEMS + k)]);
-        loc[k] = acc;
-    }
-    T total;
-    const T pre = op(carry, block_exclusive(acc, ws, total));
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k)
-        sm[PAD(t * ITEMS + k)] = op(pre, loc[k]);
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-        const long long i = base + k * 256 + t;
-        if (i < len) d[i] = sm[PAD(k * 256 + t)];
-    }
-    __syncthreads();
-    return op(carry, total);
-}
-
-)";
-    // One thread per short row.
-    s += "extern \"C\" __global__ void " + scan_name(op, t, "serial") +
-         "(T* out, const T* in, long long rows, long long len) {\n"
-         "    const long long step = (long long)gridDim.x * blockDim.x;\n"
-         "    for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r < rows; "
-         "r += step) {\n"
-         "        T acc = ID;\n"
-         "        for (long long i = 0; i < len; ++i) {\n"
-         "            acc = op(acc, in[r * len + i]);\n"
-         "            out[r * len + i] = acc;\n"
-         "        }\n"
-         "    }\n"
-         "}\n\n";
-    // One block per row.
-    s += "extern \"C\" __global__ void " + scan_name(op, t, "rows") +
-         "(T* out, const T* in, long long rows, long long len) {\n"
-         "    __shared__ T sm[TILE + TILE / 32];\n"
-         "    __shared__ T ws[8];\n"
-         "    for (long long r = blockIdx.x; r < rows; r += gridDim.x) {\n"
-         "        T carry = ID;\n"
-         "        for (long long base = 0; base < len; base += TILE)\n"
-         "            carry = scan_tile(in + r * len, out + r * len, base, len, carry, sm, ws);\n"
-         "    }\n"
-         "}\n\n";
-    // Phase 1: tile totals (row blockIdx.y).
-    s += "extern \"C\" __global__ void " + scan_name(op, t, "totals") +
-         "(T* partial, const T* in, long long len, long long ntiles) {\n"
-         "    __shared__ T ws[8];\n"
-         "    const T* s = in + (long long)blockIdx.y * len;\n"
-         "    for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {\n"
-         "        T acc = ID;\n"
-         "#pragma unroll\n"
-         "        for (int k = 0; k < ITEMS; ++k) {\n"
-         "            const long long i = tile * TILE + k * 256 + threadIdx.x;\n"
-         "            if (i < len) acc = op(acc, s[i]);\n"
-         "        }\n"
-         "        for (int o = 16; o > 0; o >>= 1) acc = op(acc, __shfl_down_sync(0xffffffffu, "
-         "acc, o));\n"
-         "        if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = acc;\n"
-         "        __syncthreads();\n"
-         "        if (threadIdx.x == 0) {\n"
-         "            T tot = ID;\n"
-         "            for (int i = 0; i < 8; ++i) tot = op(tot, ws[i]);\n"
-         "            partial[(long long)blockIdx.y * ntiles + tile] = tot;\n"
-         "        }\n"
-         "        __syncthreads();\n"
-         "    }\n"
-         "}\n\n";
-    // Phase 3: each tile rescanned from the inclusive scan of the totals before it.
-    s += "extern \"C\" __global__ void " + scan_name(op, t, "tiles") +
-         "(T* out, const T* in, const T* partial, long long len, long long ntiles) {\n"
-         "    __shared__ T sm[TILE + TILE / 32];\n"
-         "    __shared__ T ws[8];\n"
-         "    const long long r = blockIdx.y;\n"
-         "    for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {\n"
-         "        const T carry = tile > 0 ? partial[r * ntiles + tile - 1] : ID;\n"
-         "        scan_tile(in + r * len, out + r * len, tile * TILE, len, carry, sm, ws);\n"
-         "    }\n"
-         "}\n";
+    std::string prefix = scan_name(op, t, "");
+    prefix.pop_back();
+    s += paste_device_text(
+        generated::scan_cuh,
+        {{"@ID@", sum ? "0" : "1"}, {"@OP@", sum ? "+" : "*"}, {"@NAME@", prefix}});
     Program p;
     p.name = scan_name(op, t, "all") + ".cu";
     p.source = std::move(s);
@@ -204,80 +86,8 @@ Program compact_program(int isz) {
     std::string s =
         "// Generated by ember (src/backend/cuda/scan.cpp): stream compaction by a mask.\n";
     s += u128_decl;
-    s += "typedef " + u + " U;\n#define CTILE 4096\n\n";
-    s += R"(// Number of set mask bytes in each tile of CTILE.
-extern "C" __global__ void ember_compact_count(const unsigned char* __restrict__ mask,
-                                               long long n, long long* __restrict__ counts,
-                                               long long ntiles) {
-    for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-        int c = 0;
-#pragma unroll
-        for (int k = 0; k < 16; ++k) {
-            const long long i = tile * CTILE + k * 256 + threadIdx.x;
-            c += __syncthreads_count(i < n && mask[i] != 0);
-        }
-        if (threadIdx.x == 0) counts[tile] = c;
-    }
-}
-
-// Tile `tile` writes its selected rows from position incl[tile - 1] on, in index order: 16
-// rounds of 256 consecutive mask bytes, positions from the warps' ballots.
-template <bool INDEX>
-__device__ void compact_body(U* __restrict__ out, const U* __restrict__ src,
-                             long long* __restrict__ iout, const unsigned char* __restrict__ mask,
-                             long long n, long long row, const long long* __restrict__ incl,
-                             long long ntiles) {
-    __shared__ int wc[2][8];
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-        long long carry = tile > 0 ? incl[tile - 1] : 0;
-        bool m[16];
-        U v[16];
-#pragma unroll
-        for (int k = 0; k < 16; ++k) {
-            const long long i = tile * CTILE + k * 256 + threadIdx.x;
-            m[k] = i < n && mask[i] != 0;
-            if (!INDEX && row == 1 && m[k]) v[k] = src[i];
-        }
-#pragma unroll
-        for (int k = 0; k < 16; ++k) {
-            const unsigned b = __ballot_sync(0xffffffffu, m[k]);
-            if (lane == 0) wc[k & 1][w] = __popc(b);
-            __syncthreads();
-            int off = 0, tot = 0;
-            for (int q = 0; q < 8; ++q) {
-                const int c = wc[k & 1][q];
-                if (q < w) off += c;
-                tot += c;
-            }
-            if (m[k]) {
-                const long long i = tile * CTILE + k * 256 + threadIdx.x;
-                const long long pos = carry + off + __popc(b & ((1u << lane) - 1u));
-                if (INDEX) {
-                    iout[pos] = i;
-                } else if (row == 1) {
-                    out[pos] = v[k];
-                } else {
-                    for (long long e = 0; e < row; ++e) out[pos * row + e] = src[i * row + e];
-                }
-            }
-            carry += tot;
-        }
-        __syncthreads();
-    }
-}
-
-)";
-    s += "extern \"C\" __global__ void " + compact_name(isz, false) +
-         "(U* out, const U* src, const unsigned char* mask, long long n, long long row,\n"
-         "    const long long* incl, long long ntiles) {\n"
-         "    compact_body<false>(out, src, nullptr, mask, n, row, incl, ntiles);\n"
-         "}\n\n";
-    s += "extern \"C\" __global__ void " + compact_name(isz, true) +
-         "(long long* out, const unsigned char* mask, long long n, const long long* incl,\n"
-         "    long long ntiles) {\n"
-         "    compact_body<true>(nullptr, nullptr, out, mask, n, 1, incl, ntiles);\n"
-         "}\n";
+    s += "typedef " + u + " U;\n";
+    s += paste_device_text(generated::compact_cuh, {{"@NAME@", compact_name(isz, false)}});
     Program p;
     p.name = compact_name(isz, false) + ".cu";
     p.source = std::move(s);
@@ -290,42 +100,8 @@ Program scatter_program(int isz) {
         "// Generated by ember (src/backend/cuda/scan.cpp): dst[off[i]] = src[i], the last i "
         "winning.\n";
     s += u128_decl;
-    s += "typedef " + u + " U;\n\n";
-    s += R"(// win[off[i] - lo] = max(i + 1) over the i writing there (win starts at zero).
-extern "C" __global__ void ember_scatter_mark32(const long long* __restrict__ off, long long n,
-                                                long long lo, unsigned* __restrict__ win) {
-    const long long step = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
-        atomicMax(win + (off[i] - lo), (unsigned)(i + 1));
-}
-extern "C" __global__ void ember_scatter_mark64(const long long* __restrict__ off, long long n,
-                                                long long lo, unsigned long long* __restrict__ win) {
-    const long long step = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step)
-        atomicMax(win + (off[i] - lo), (unsigned long long)(i + 1));
-}
-
-)";
-    // w0: no repeats; w32 / w64: the winner of each destination in `win`; w8: a flag per i.
-    for (const char* w : {"0", "8", "32", "64"}) {
-        const std::string ws = w;
-        const std::string wt = ws == "8"    ? "unsigned char"
-                               : ws == "32" ? "unsigned"
-                                            : "unsigned long long";
-        s += "extern \"C\" __global__ void ember_scatter_b" + b + "_w" + ws +
-             "(U* dst, const U* __restrict__ src, const long long* __restrict__ off, long long n,\n"
-             "    long long lo, const " +
-             wt +
-             "* __restrict__ win) {\n"
-             "    const long long step = (long long)gridDim.x * blockDim.x;\n"
-             "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += "
-             "step) {\n"
-             "        const long long o = off[i];\n";
-        if (ws == "8") s += "        if (!win[i]) continue;\n";
-        if (ws == "32" || ws == "64")
-            s += "        if (win[o - lo] != (" + wt + ")(i + 1)) continue;\n";
-        s += "        dst[o] = src[i];\n    }\n}\n";
-    }
+    s += "typedef " + u + " U;\n";
+    s += paste_device_text(generated::scatter_cuh, {{"@NAME@", "ember_scatter_b" + b}});
     Program p;
     p.name = "ember_scatter_b" + b + ".cu";
     p.source = std::move(s);

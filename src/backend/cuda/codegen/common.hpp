@@ -2,6 +2,7 @@
 // by-value geometries and the assembly of a one-kernel NVRTC program from the device headers.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,5 +25,12 @@ using ProgramHeader = std::pair<std::string, std::string>;
 // includes of the device prelude, scalar.hpp and `extra`, then `text`; the headers in memory.
 Program single_program(std::string kernel_name, std::string text, bool cplx,
                        std::vector<ProgramHeader> extra = {});
+
+// An embedded .cuh file as a program pastes it: the text after its leading `//` lines (they
+// describe the file to its readers, not the program), each @KEY@ of `fills` replaced. Throws
+// std::logic_error when a key is absent or a placeholder is left unfilled.
+using DeviceTextFill = std::pair<std::string_view, std::string>;
+std::string paste_device_text(std::string_view cuh,
+                              std::initializer_list<DeviceTextFill> fills = {});
 
 }  // namespace ember::gpu

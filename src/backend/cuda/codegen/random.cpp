@@ -1,7 +1,7 @@
 // Random fill kernels: one per family and output dtype, around the generator of src/ops/random.hpp
 // (whose text NVRTC gets as a header).
 #include "backend/cuda/codegen.hpp"
-#include "ember_scalar_text.hpp"
+#include "ember_device_text.hpp"
 
 namespace ember::gpu {
 

@@ -5,7 +5,6 @@
 
 #include "ember/error.hpp"
 #include "ember_device_text.hpp"
-#include "ember_scalar_text.hpp"
 
 namespace ember::gpu {
 
