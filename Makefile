@@ -10,7 +10,8 @@ TEST_DEPS := "pytest>=8" "psutil>=5" "ruff>=0.6" "scipy>=1.11" "safetensors>=0.4
   "hypothesis>=6.151"
 # The Array API conformance suite (../shared/array-api-tests, see its README) and what it needs.
 AAT_DEPS := "pytest-json-report>=1.5" "hypothesis>=6.151" "ndindex>=1.8"
-AAT_DIR ?= $(firstword $(wildcard ../shared/array-api-tests shared/array-api-tests) ../shared/array-api-tests)
+AAT_DIR ?= $(firstword $(wildcard ../shared/array-api-tests build/array-api-tests) \
+  ../shared/array-api-tests)
 # `make array-api DEVICE=cuda` for the GPU (a command-line setting; the environment's is ignored)
 DEVICE := cpu
 
@@ -104,8 +105,9 @@ gpu-smoke:
 	cmake --build build/gpu --target ember_cuda_smoke -j 16 >/dev/null
 	./build/gpu/tests/cpp/ember_cuda_smoke
 
-# The Array API suite on the GPU machine (no network there: its dependencies come from the wheels
-# tools/wheels_for_device.sh put in build/wheels, when the interpreter lacks them).
+# The Array API suite on the GPU machine. It has no network and no ../shared: carry build/wheels
+# and build/array-api-tests, which tools/wheels_for_device.sh fills here (its Python 3.12 lacks
+# ndindex, pytest-json-report and pytest-metadata; hypothesis, pytest, attrs are there).
 gpu-array-api:
 	python3 -m pip install -q --no-build-isolation --no-deps .
 	python3 -c "import hypothesis as h, ndindex, pytest_jsonreport; \
