@@ -484,6 +484,10 @@ KNOWN: dict[tuple[str, str], Callable[[Case], bool]] = {
         )
         for f in ("logical_and", "logical_or", "logical_xor")
     },
+    (
+        "where",
+        "Python ints beyond int64: NumPy wraps them into int64 (its quirk), ember raises",
+    ): lambda c: any(isinstance(a, int) and a > 2**63 - 1 for a in c.np_args),
     ("repeat", "0-d input with axis=0/-1: NumPy accepts it"): lambda c: (
         _zero_dim(c) and c.np_kw.get("axis") is not None
     ),
