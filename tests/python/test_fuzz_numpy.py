@@ -428,7 +428,8 @@ def _small_int_mix(case):
 
 
 def _complex(case):
-    return any(kind(d) == "c" for d in case.dtypes)
+    scalar = any(isinstance(a, complex) for a in case.np_args)
+    return scalar or any(kind(d) == "c" for d in case.dtypes)
 
 
 def _ints(case):
@@ -474,6 +475,9 @@ KNOWN: dict[tuple[str, str], Callable[[Case], bool]] = {
     # C99 Annex G recovers a complex infinity where NumPy's plain formulas give nan+nanj
     ("reciprocal", "complex 0 or inf: ember inf+nanj (C99), NumPy nan+nanj"): lambda c: (
         _complex(c) and _has(c, lambda a: (a == 0) | _nonfinite(a))
+    ),
+    ("pow", "complex 0 ** z, Re z < 0: ember inf+nanj (C99), NumPy nan+nanj"): lambda c: (
+        _complex(c) and _has(c, lambda a: a == 0)
     ),
     ("square", "complex inf+nanj: ember inf+nanj (C99), NumPy nan+nanj"): lambda c: (
         _complex(c) and _has(c, _nonfinite)
