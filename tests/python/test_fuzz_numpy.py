@@ -389,6 +389,10 @@ def check(case):
             continue
         if wide is not None and kind(n) in "fc":
             ref, bound = wide[i]
+            with np.errstate(all="ignore"):
+                mag = np.abs(ref)
+            if np.any(np.isfinite(mag) & (mag > float(finfo(n).max))):
+                continue  # overflows in the working precision: where inf and nan land is moot
             msg = compare_values(ga, cast_like_numpy(ref, n), n, False, False, bound)
         else:
             msg = compare_values(ga, w, n, case.exact, case.zero_sign)
@@ -889,10 +893,10 @@ def basic_key(draw, shape):
 @st.composite
 def advanced_key(draw, shape, device):
     """(numpy key, ember key): an integer array or list, or a boolean mask, plus basic parts."""
+    c = draw(st.integers(0, 3))
     if not shape:
         return (np.asarray(True),), (ember.asarray(True, device=device),)
     d = shape[0]
-    c = draw(st.integers(0, 3))
     if c == 0:
         mask = np.array(
             draw(st.lists(st.booleans(), min_size=math.prod(shape), max_size=math.prod(shape))),
