@@ -507,7 +507,7 @@ KNOWN: dict[tuple[str, str], Callable[[Case], bool]] = {
         for f, arity in ember._core.elementwise_ops()
         if arity > 1
     },
-    ("setitem", "out-of-range or complex Python float into an integer array: NumPy raises"): (
+    ("setitem", "out-of-range Python float into an integer array is wrapped, NumPy raises"): (
         lambda c: c.facts.get("bad_into_int")
     ),
     ("rint", "rint of integers keeps the integer dtype"): lambda c: _small_int_mix(c) or _ints(c),
