@@ -6,9 +6,17 @@ BUILD := build
 JOBS ?= $(shell nproc)
 
 BASE_DEPS := "scikit-build-core>=0.10" "nanobind>=2.4" "numpy>=2" "ml_dtypes>=0.4" "cmake>=3.25" ninja
-TEST_DEPS := "pytest>=8" "psutil>=5" "ruff>=0.6" "scipy>=1.11" "safetensors>=0.4" "array-api-strict>=2.3"
+TEST_DEPS := "pytest>=8" "psutil>=5" "ruff>=0.6" "scipy>=1.11" "safetensors>=0.4" "array-api-strict>=2.3" \
+  "hypothesis>=6.151"
+# The Array API conformance suite (../shared/array-api-tests, see its README) and what it needs.
+AAT_DEPS := "pytest-json-report>=1.5" "hypothesis>=6.151" "ndindex>=1.8"
+AAT_DIR ?= $(firstword $(wildcard ../shared/array-api-tests build/array-api-tests) \
+  ../shared/array-api-tests)
+# `make array-api DEVICE=cuda` for the GPU (a command-line setting; the environment's is ignored)
+DEVICE := cpu
 
-.PHONY: gpu-check gpu-quick gpu-smoke demo test install test-cpp test-python bench lint format gpu clean
+.PHONY: gpu-check gpu-quick gpu-smoke demo test install test-cpp test-python bench lint format gpu clean \
+  array-api gpu-array-api
 
 $(VENV)/.base:
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +26,10 @@ $(VENV)/.base:
 
 $(VENV)/.test: $(VENV)/.base
 	$(VPY) -m pip install -q $(TEST_DEPS)
+	touch $@
+
+$(VENV)/.array-api: $(VENV)/.test
+	$(VPY) -m pip install -q $(AAT_DEPS)
 	touch $@
 
 install: $(VENV)/.base
@@ -53,6 +65,15 @@ format: $(VENV)/.test
 bench: install
 	$(VPY) -m ember.bench
 
+# The Array API conformance suite on DEVICE; fails unless it reports 0 failed and 0 errors.
+array-api: $(VENV)/.array-api install
+	@mkdir -p $(BUILD)
+	@test -d $(AAT_DIR) || { echo "array-api: no suite at $(AAT_DIR)"; exit 2; }
+	EMBER_DEVICE=$(DEVICE) bash $(AAT_DIR)/run.sh ember $(abspath $(VPY)) \
+	  > $(BUILD)/array-api.log 2>&1; rc=$$?; cat $(BUILD)/array-api.log; \
+	  grep -Eq '^array-api-tests: [0-9]+ passed, 0 failed, [0-9]+ skipped, 0 errors$$' \
+	    $(BUILD)/array-api.log && [ $$rc = 0 ]
+
 # On the GPU machine (run from the repository root there), within 10 minutes: build; the tests that
 # need child processes (alone: some GPUs admit one process with a context); every test that can
 # use the GPU, as parallel pytest shards sharing the disk kernel cache (the suite is NVRTC-compile
@@ -83,6 +104,20 @@ gpu-smoke:
 	cmake -S . -B build/gpu -G Ninja -DEMBER_BUILD_TESTS=ON >/dev/null
 	cmake --build build/gpu --target ember_cuda_smoke -j 16 >/dev/null
 	./build/gpu/tests/cpp/ember_cuda_smoke
+
+# The Array API suite on the GPU machine. It has no network and no ../shared: carry build/wheels
+# and build/array-api-tests, which tools/wheels_for_device.sh fills here (its Python 3.12 lacks
+# ndindex, pytest-json-report and pytest-metadata; hypothesis, pytest, attrs are there).
+gpu-array-api:
+	python3 -m pip install -q --no-build-isolation --no-deps .
+	python3 -c "import hypothesis as h, ndindex, pytest_jsonreport; \
+	  assert tuple(map(int, h.__version__.split('.')[:2])) >= (6, 151)" 2>/dev/null || \
+	  python3 -m pip install -q --no-index --find-links build/wheels $(AAT_DEPS)
+	@mkdir -p $(BUILD)
+	EMBER_DEVICE=cuda bash $(AAT_DIR)/run.sh ember python3 > $(BUILD)/gpu-array-api.log 2>&1; \
+	  rc=$$?; cat $(BUILD)/gpu-array-api.log; \
+	  grep -Eq '^array-api-tests: [0-9]+ passed, 0 failed, [0-9]+ skipped, 0 errors$$' \
+	    $(BUILD)/gpu-array-api.log && [ $$rc = 0 ]
 
 gpu: gpu-check
 
