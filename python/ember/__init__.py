@@ -58,8 +58,9 @@ from ._core import matmul, take
 from ._joining import concat, concatenate, split, stack, unstack
 
 # NumPy's namespace by topic, one module each (its __all__ lists its names).
-from . import _creation, _dtypes, _einsum, _linalg, _manipulation, _protocols
+from . import _creation, _dtype_names, _dtypes, _einsum, _linalg, _manipulation, _protocols
 from ._creation import *  # noqa: F403
+from ._dtype_names import *  # noqa: F403
 from ._dtypes import *  # noqa: F403
 from ._einsum import *  # noqa: F403
 from ._linalg import *  # noqa: F403
@@ -202,6 +203,7 @@ __all__ = [
     "__array_api_version__",
     *_bitwise.__all__,
     *_creation.__all__,
+    *_dtype_names.__all__,
     *_dtypes.__all__,
     *_einsum.__all__,
     *_functional.__all__,
