@@ -89,7 +89,8 @@ from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from . import fft
 from . import data, datasets, optim
 from . import nn
-from ._serialization import load, save
+from . import _npyio
+from ._npyio import *  # noqa: F403
 from ._kernels import ElementwiseKernel, RawKernel, RawModule, ReductionKernel
 
 __version__ = _core.__version__
@@ -143,9 +144,7 @@ __all__ = [
     "set_grad_enabled",
     "data",
     "datasets",
-    "load",
     "optim",
-    "save",
     "fft",
     "linalg",
     "matmul",
@@ -216,6 +215,7 @@ __all__ = [
     *_math.__all__,
     *_matrices.__all__,
     *_misc.__all__,
+    *_npyio.__all__,
     *_polynomial.__all__,
     *_protocols.__all__,
     *_scan.__all__,
