@@ -10,6 +10,18 @@ import pytest
 from _helpers import to_ember, to_numpy
 
 
+@pytest.mark.parametrize("shape", [(), (4,), (2, 3), (2, 3, 4), (2, 1, 3, 5)])
+def test_T_reverses_all_axes(device, shape):
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    x = to_ember(a, device)
+    t = x.T
+    assert t.shape == a.T.shape
+    np.testing.assert_array_equal(to_numpy(t), a.T)
+    if len(shape) == 3:
+        t[1, 2, 0] = -1.0  # a view, as NumPy's
+        assert float(x[0, 2, 1]) == -1.0
+
+
 EINSUMS = [
     ("ij,jk,kl->il", [(3, 4), (4, 5), (5, 2)]),
     ("ij,jk,kl", [(3, 4), (4, 5), (5, 2)]),
