@@ -89,7 +89,8 @@ from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from . import fft
 from . import data, datasets, optim
 from . import nn
-from . import _npyio
+from . import _errstate, _npyio
+from ._errstate import *  # noqa: F403
 from ._npyio import *  # noqa: F403
 from ._kernels import ElementwiseKernel, RawKernel, RawModule, ReductionKernel
 
@@ -205,6 +206,7 @@ __all__ = [
     *_dtype_names.__all__,
     *_dtypes.__all__,
     *_einsum.__all__,
+    *_errstate.__all__,
     *_functional.__all__,
     *_histograms.__all__,
     *_indexing.__all__,
