@@ -174,6 +174,11 @@ class NpzFile(Mapping):
     closes the file. ``files`` lists the names; ``f.name`` reads one as an attribute."""
 
     def __init__(self, npz, device=None):
+        if not isinstance(npz, _np.lib.npyio.NpzFile):
+            raise TypeError(
+                "ember.NpzFile: wraps the NpzFile numpy.load returns; open archives with "
+                f"ember.load, got {type(npz).__name__}"
+            )
         self._npz = npz
         self._device = device
         self.f = _Bag(self)
@@ -209,7 +214,7 @@ class NpzFile(Mapping):
         self.close()
 
     def __del__(self):
-        npz = self.__dict__.get("_npz")
+        npz = self.__dict__.get("_npz")  # absent when __init__ refused its argument
         if npz is not None:
             npz.close()
 

@@ -166,6 +166,11 @@ def test_explicit_safetensors_entry_points(device, tmp_path):
         ember.save_safetensors([1], p)
 
 
+def test_npzfile_wraps_only_numpys():
+    with pytest.raises(TypeError, match="ember.NpzFile"):
+        ember.NpzFile([1, 2])
+
+
 def test_load_names_unknown_files(tmp_path):
     p = tmp_path / "junk.bin"
     p.write_bytes(b"hello world, not an array file")
