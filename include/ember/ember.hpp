@@ -7,6 +7,7 @@
 #include "ember/device.hpp"
 #include "ember/dtype.hpp"
 #include "ember/error.hpp"
+#include "ember/fp_status.hpp"
 #include "ember/half.hpp"
 #include "ember/interop.hpp"
 #include "ember/linalg.hpp"

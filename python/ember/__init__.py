@@ -58,8 +58,9 @@ from ._core import matmul, take
 from ._joining import concat, concatenate, split, stack, unstack
 
 # NumPy's namespace by topic, one module each (its __all__ lists its names).
-from . import _creation, _dtypes, _einsum, _linalg, _manipulation, _protocols
+from . import _creation, _dtype_names, _dtypes, _einsum, _linalg, _manipulation, _protocols
 from ._creation import *  # noqa: F403
+from ._dtype_names import *  # noqa: F403
 from ._dtypes import *  # noqa: F403
 from ._einsum import *  # noqa: F403
 from ._linalg import *  # noqa: F403
@@ -88,7 +89,9 @@ from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from . import fft
 from . import data, datasets, optim
 from . import nn
-from ._serialization import load, save
+from . import _errstate, _npyio
+from ._errstate import *  # noqa: F403
+from ._npyio import *  # noqa: F403
 from ._kernels import ElementwiseKernel, RawKernel, RawModule, ReductionKernel
 
 __version__ = _core.__version__
@@ -142,9 +145,7 @@ __all__ = [
     "set_grad_enabled",
     "data",
     "datasets",
-    "load",
     "optim",
-    "save",
     "fft",
     "linalg",
     "matmul",
@@ -202,8 +203,10 @@ __all__ = [
     "__array_api_version__",
     *_bitwise.__all__,
     *_creation.__all__,
+    *_dtype_names.__all__,
     *_dtypes.__all__,
     *_einsum.__all__,
+    *_errstate.__all__,
     *_functional.__all__,
     *_histograms.__all__,
     *_indexing.__all__,
@@ -214,6 +217,7 @@ __all__ = [
     *_math.__all__,
     *_matrices.__all__,
     *_misc.__all__,
+    *_npyio.__all__,
     *_polynomial.__all__,
     *_protocols.__all__,
     *_scan.__all__,

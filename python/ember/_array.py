@@ -171,6 +171,57 @@ def _array_namespace(self, /, *, api_version=None):
     return sys.modules[__package__]
 
 
+# ---- pickle and copy: the values travel through the host; the device is kept ---------------
+
+
+def _rebuild(data, dtype, device, requires_grad):
+    """Unpickles an array: `data` is a NumPy array (bfloat16 as its uint16 bits)."""
+    if dtype == "bfloat16":
+        data = data.view(_bfloat16())
+    a = _asarray(data, None, device, True)
+    return a.requires_grad_() if requires_grad else a
+
+
+def _reduce(self):
+    # NumPy's pickle of the host copy carries shape and dtype; views come back contiguous.
+    a = asnumpy(self.detach())
+    if self.dtype == _core.bfloat16:
+        a = a.view(_np.uint16)
+    return (_rebuild, (_np.array(a, copy=True), self.dtype.name, str(self.device), _grad(self)))
+
+
+def _grad(x):
+    return builtins.bool(x.requires_grad and x.is_leaf)
+
+
+def _copy(self):
+    """``copy.copy``: a new array with the same values (NumPy's and PyTorch's semantics)."""
+    return self.copy()
+
+
+def _deepcopy(self, memo):
+    """``copy.deepcopy``: a new array on the same device; a leaf that requires gradients is
+    copied as one (as PyTorch does)."""
+    if id(self) in memo:
+        return memo[id(self)]
+    result = self.detach().copy()
+    if _grad(self):
+        result.requires_grad_()
+    memo[id(self)] = result
+    return result
+
+
+def _device_reduce(self):
+    return (_core.Device, (str(self),))
+
+
+ndarray.__reduce__ = _reduce
+ndarray.__copy__ = _copy
+ndarray.__deepcopy__ = _deepcopy
+_core.Device.__reduce__ = _device_reduce
+_core.Device.__copy__ = lambda self: self
+_core.Device.__deepcopy__ = lambda self, memo: self
+
 ndarray.__array__ = _array
 ndarray.__cuda_array_interface__ = property(_cuda_array_interface)
 ndarray.record_stream = _record_stream

@@ -1,5 +1,6 @@
 """Data-type functions: the Array API's result_type, can_cast, finfo, iinfo and isdtype, and
-NumPy's promote_types, issubdtype, common_type, min_scalar_type, mintypecode and typename."""
+NumPy's promote_types, issubdtype, common_type, min_scalar_type, mintypecode and typename; the
+dtype objects' NumPy face is in _dtype_face, NumPy's other names of the dtypes in _dtype_names."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from dataclasses import dataclass
 
 import numpy as _np
 
-from . import _core
+from . import _core, _dtype_face  # noqa: F401  (_dtype_face: the dtypes' NumPy attributes)
 from ._array import asarray
+from ._core import ndarray
 
 __all__ = [
     "can_cast",
@@ -46,7 +48,7 @@ def can_cast(from_, to, /, casting="safe"):
         _core._can_cast(from_, to)  # the arguments are still checked
         return True
     safe = _core._can_cast(from_, to)
-    f = getattr(from_, "dtype", from_)
+    f = from_.dtype if isinstance(from_, ndarray) else _core.dtype(from_)
     if casting in ("no", "equiv"):
         return safe and f == to
     if casting == "safe" or safe:
@@ -135,10 +137,10 @@ def issubdtype(arg1, arg2):
         _np.number: "numeric",
         _np.generic: ("bool", "numeric"),
     }
-    d1 = getattr(arg1, "dtype", arg1)
+    d1 = arg1.dtype if isinstance(arg1, ndarray) else arg1
     if arg2 in kinds:
         return isdtype(d1, kinds[arg2])
-    return d1 == getattr(arg2, "dtype", arg2)
+    return d1 == (arg2.dtype if isinstance(arg2, ndarray) else arg2)
 
 
 def common_type(*arrays):

@@ -1,6 +1,7 @@
 """einsum: NumPy's subscripts (explicit ``->``, implicit output, ``...``, repeated labels),
-lowered to views, sums and one batched matmul per pair of operands, left to right; and
-einsum_path, NumPy's contraction order computed from the operands' shapes alone."""
+lowered to views, sums and one batched matmul per pair of operands, left to right or in the
+order of NumPy's path (``optimize=``); and einsum_path, NumPy's contraction order computed from
+the operands' shapes alone."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from . import _core
 from ._array import asarray
 from ._core import broadcast_to, matmul, ndarray, permute_dims
 from ._core import sum as _sum
+from ._dtypes import can_cast
 from ._manipulation import _asarray
 
 __all__ = [
@@ -130,18 +132,54 @@ def _broadcast(a, shape):
     return broadcast_to(a, shape)
 
 
-def einsum(subscripts, *operands):
-    """Einstein summation, as ``numpy.einsum`` (without ``out``/``optimize``): the operands are
-    contracted left to right, each pair as one batched matmul."""
+def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
+    """Einstein summation, as ``numpy.einsum``: each pair of operands is contracted as one
+    batched matmul, left to right, or in the order NumPy's ``einsum_path`` picks when `optimize`
+    is True, ``"greedy"``, ``"optimal"`` or an explicit path (``["einsum_path", (0, 1), ...]``).
+    `dtype` casts the operands first (under `casting`, as NumPy); `out` receives the result.
+    `order` is accepted for NumPy's sake: ember arrays are C-ordered."""
+    who = "ember.einsum"
     if not isinstance(subscripts, str):
-        raise TypeError("ember.einsum: subscripts must be a string")
+        raise TypeError(f"{who}: subscripts must be a string")
     if not operands:
-        raise ValueError("ember.einsum: at least one operand is needed")
+        raise ValueError(f"{who}: at least one operand is needed")
+    if order not in ("K", "C", "A", "F"):
+        raise ValueError(f"{who}: order must be one of 'K', 'C', 'A', 'F', got {order!r}")
     first = next((o for o in operands if isinstance(o, ndarray)), None)
     dev = first.device if first is not None else None
     ops = [o if isinstance(o, ndarray) else asarray(o, device=dev) for o in operands]
-    terms, out = _parse(subscripts, ops)
+    if dtype is not None:
+        for o in ops:
+            if not can_cast(o.dtype, _core.dtype(dtype), casting=casting):
+                raise TypeError(
+                    f"{who}: cannot cast an operand from {o.dtype} to {_core.dtype(dtype)} "
+                    f"under casting={casting!r}"
+                )
+        ops = [o.astype(dtype) for o in ops]
+    terms, result_labels = _parse(subscripts, ops)
     sizes = _sizes(terms, ops)
+    if optimize is not False and optimize is not None and len(ops) > 2:
+        path = optimize if isinstance(optimize, list) else None
+        if path is None:
+            path = einsum_path(subscripts, *ops, optimize=optimize)[0]
+        result = _by_path(terms, ops, result_labels, path[1:], sizes)
+    else:
+        result = _evaluate(terms, ops, result_labels, sizes)
+    want = _core._result_type(*ops)  # NumPy's einsum keeps the operands' type (sums included)
+    if result.dtype != want:
+        result = result.astype(want)
+    if out is None:
+        return result
+    if not isinstance(out, ndarray):
+        raise TypeError(f"{who}: out must be an ember array, got {type(out).__name__}")
+    if tuple(out.shape) != tuple(result.shape):
+        raise ValueError(f"{who}: out has shape {out.shape}, the result {result.shape}")
+    out[...] = result
+    return out
+
+
+def _evaluate(terms, ops, out, sizes):
+    """The labelled operands contracted left to right into the labels `out`."""
 
     def needed(rest):
         return set(out).union(*(set(t) for t in rest))
@@ -155,6 +193,26 @@ def einsum(subscripts, *operands):
     x = permute_dims(x, tuple(tx.index(c) for c in out)) if out else x
     shape = tuple(sizes[c] for c in out)
     return x if tuple(x.shape) == shape else _broadcast(x, shape)
+
+
+def _by_path(terms, ops, out, steps, sizes):
+    """Contracts the operands in NumPy's path order: each step takes the operands at its
+    indices and appends their product, keeping the labels something later still needs."""
+    terms, ops = list(terms), list(ops)
+    for step in steps:
+        if not isinstance(step, tuple) or not all(
+            isinstance(i, int) and 0 <= i < len(ops) for i in step
+        ):
+            raise ValueError(f"ember.einsum: invalid contraction {step!r} in the path")
+        taken_terms = [terms[i] for i in step]
+        taken_ops = [ops[i] for i in step]
+        for i in sorted(step, reverse=True):
+            del terms[i], ops[i]
+        later = set(out).union(*(set(t) for t in terms))
+        labels = "".join(dict.fromkeys(c for t in taken_terms for c in t if c in later))
+        terms.append(labels)
+        ops.append(_evaluate(taken_terms, taken_ops, labels, sizes))
+    return _evaluate(terms, ops, out, sizes)
 
 
 def einsum_path(subscripts, *operands, optimize="greedy", einsum_call=False):

@@ -1,7 +1,7 @@
 """Input, output and printing, whose work is on the host by nature: NumPy's text and file
 readers hand back ember arrays (they take ``device=``); printing and writing read an ember array
-explicitly (its values are copied to the host, as ``repr`` does). ember's own file format
-(``save``/``load``, safetensors) is in _serialization."""
+explicitly (its values are copied to the host, as ``repr`` does). ``save``/``load`` (NumPy's
+.npy/.npz and ember's safetensors) are in _npyio and _serialization."""
 
 from __future__ import annotations
 
@@ -98,22 +98,23 @@ def savetxt(fname, X, *args, **kwargs):
     _np.savetxt(fname, _host(_asarray(X)), *args, **kwargs)
 
 
-def _savez(save, who, file, args, kwds):
+def _savez(save, who, file, args, kwds, allow_pickle):
     arrays = [_host(_asarray(a)) for a in args]
     named = {}
     for k, v in kwds.items():
         if not isinstance(k, str):
             raise TypeError(f"{who}: array names must be strings, got {k!r}")
         named[k] = _host(_asarray(v))
-    save(file, *arrays, allow_pickle=False, **named)
+    save(file, *arrays, allow_pickle=allow_pickle, **named)
 
 
-def savez(file, *args, **kwds):
+def savez(file, *args, allow_pickle=True, **kwds):
     """Writes the arrays into an uncompressed ``.npz`` archive (NumPy's format: read it back with
-    ``numpy.load``). The values are copied to the host; object arrays are refused (no pickles)."""
-    _savez(_np.savez, "ember.savez", file, args, kwds)
+    ``ember.load`` or ``numpy.load``). The values are copied to the host; object arrays are
+    refused (ember arrays hold numbers only), so `allow_pickle` changes nothing."""
+    _savez(_np.savez, "ember.savez", file, args, kwds, allow_pickle)
 
 
-def savez_compressed(file, *args, **kwds):
+def savez_compressed(file, *args, allow_pickle=True, **kwds):
     """As ``savez``, into a zip-deflated ``.npz`` archive."""
-    _savez(_np.savez_compressed, "ember.savez_compressed", file, args, kwds)
+    _savez(_np.savez_compressed, "ember.savez_compressed", file, args, kwds, allow_pickle)

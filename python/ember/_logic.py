@@ -36,7 +36,8 @@ __all__ = [
 def isclose(a, b, /, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``|a - b| <= atol + rtol * |b|`` elementwise; infinities are close only to themselves."""
     a, b = _asarray(a), _asarray(b)
-    close = _core.abs(a - b) <= atol + rtol * _core.abs(b)
+    with _np.errstate(invalid="ignore"):  # inf - inf: infinities are compared below, as NumPy
+        close = _core.abs(a - b) <= atol + rtol * _core.abs(b)
     out = (a == b) | (close & _core.isfinite(a) & _core.isfinite(b))
     if equal_nan:
         out = out | (_core.isnan(a) & _core.isnan(b))

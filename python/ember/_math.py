@@ -187,10 +187,12 @@ def cbrt(x, /):
     if x.dtype.kind == "c":
         raise TypeError(f"ember.cbrt: complex input is not supported, got dtype {x.dtype}")
     r = _core.pow(_core.abs(x), 1.0 / 3.0)
-    # one Newton step from the pow result: close to correctly rounded
-    r = _core.where(
-        (r == 0) | ~_core.isfinite(r), r, r - (r * r * r - _core.abs(x)) / (3.0 * r * r)
-    )
+    # one Newton step from the pow result: close to correctly rounded (the step's inf - inf and
+    # 0/0, on the elements `where` discards, are no error of cbrt's)
+    with _np.errstate(all="ignore"):
+        r = _core.where(
+            (r == 0) | ~_core.isfinite(r), r, r - (r * r * r - _core.abs(x)) / (3.0 * r * r)
+        )
     return _core.copysign(r, x)
 
 
@@ -228,7 +230,8 @@ def modf(x, /):
     if x.dtype.kind == "c":
         raise TypeError(f"ember.modf: complex input is not supported, got dtype {x.dtype}")
     whole = _core.trunc(x)
-    frac = _core.where(_core.isinf(x), _core.copysign(zeros_like(x), x), x - whole)
+    with _np.errstate(invalid="ignore"):  # inf - inf, discarded by the where
+        frac = _core.where(_core.isinf(x), _core.copysign(zeros_like(x), x), x - whole)
     return _core.copysign(frac, x), whole
 
 
@@ -248,7 +251,8 @@ def spacing(x, /):
     if x.dtype.kind == "c":
         raise TypeError(f"ember.spacing: complex input is not supported, got dtype {x.dtype}")
     inf = full_like(x, float("inf"))
-    return _core.where(x < 0, _core.nextafter(x, -inf) - x, _core.nextafter(x, inf) - x)
+    with _np.errstate(invalid="ignore"):  # NumPy's spacing(inf) is a quiet NaN
+        return _core.where(x < 0, _core.nextafter(x, -inf) - x, _core.nextafter(x, inf) - x)
 
 
 def sinc(x, /):

@@ -1,4 +1,6 @@
-"""ember.save / ember.load: dicts of arrays in the safetensors file format, read and written here.
+"""ember.save_safetensors / ember.load_safetensors: dicts of arrays in the safetensors file
+format, read and written here (``ember.save(obj, path)`` and ``ember.load`` come here too, see
+_npyio).
 
 A file is an 8-byte little-endian header length N, N bytes of UTF-8 JSON (padded with spaces)
 mapping each tensor name to ``{"dtype", "shape", "data_offsets": [begin, end]}`` (offsets into
@@ -21,7 +23,7 @@ import numpy as _np
 from ._array import asarray, asnumpy
 from ._core import ndarray
 
-__all__ = ["load", "save"]
+__all__ = ["load_safetensors", "save_safetensors"]
 
 #: headers longer than this are refused (the safetensors library's own limit)
 MAX_HEADER_BYTES = 100_000_000
@@ -144,8 +146,8 @@ def _host_bytes(x):
     return a.reshape(-1).view(_np.uint8)
 
 
-def save(obj, path, *, metadata=None):
-    """Writes `obj` to `path` in the safetensors format.
+def save_safetensors(obj, path, *, metadata=None):
+    """Writes `obj` to `path` in the safetensors format (``ember.save(obj, path)`` too).
 
     `obj` is a dict of arrays (ember or NumPy), possibly nested: nested keys are joined with
     ``"."`` into tensor names (``{"fc": {"weight": w}}`` is stored as ``"fc.weight"``) and the
@@ -159,7 +161,10 @@ def save(obj, path, *, metadata=None):
     host one at a time. The file other tools write and read is standard (``safetensors``'
     ``load_file`` reads it).
     """
-    who = "ember.save"
+    _save(obj, path, metadata, "ember.save_safetensors")
+
+
+def _save(obj, path, metadata, who):
     if not isinstance(obj, (Mapping, ndarray, _np.ndarray)):
         raise TypeError(
             f"{who}: obj must be a dict of arrays (nested dicts allowed) or an array, "
@@ -337,8 +342,9 @@ def _read_tensor(f, base, name, entry, where):
     return buf.view(dt).reshape(shape)
 
 
-def load(path, *, device=None):
-    """Reads a safetensors file written by ``ember.save`` or by any other tool.
+def load_safetensors(path, *, device=None):
+    """Reads a safetensors file written by ``ember.save_safetensors`` (or ``ember.save(obj,
+    path)``) or by any other tool (``ember.load`` recognizes such files too).
 
     Returns what was saved: the same nested dicts (or the single array) for ember's files, a
     flat dict of tensor name to array for other files. Arrays land on `device` (None: the
@@ -346,8 +352,12 @@ def load(path, *, device=None):
     made: header size, JSON, dtypes, shapes and byte ranges, which must tile the data section
     exactly. Any problem raises ValueError naming the file.
     """
+    return _load(path, device, "ember.load_safetensors")
+
+
+def _load(path, device, who):
     p = os.fspath(path)
-    where = f"ember.load: {p!r}"
+    where = f"{who}: {p!r}"
     with open(p, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if size < 8:

@@ -401,14 +401,8 @@ void bind_array(nb::module_& m) {
             "strides", [](const Array& a) { return to_tuple(a.strides(), a.itemsize()); },
             "Strides in bytes, as in NumPy (ember stores them in elements).")
         .def_prop_ro("device", &Array::device)
-        .def_prop_ro("T",
-                     [](const Array& a) {
-                         if (a.ndim() > 2)
-                             throw ValueError(
-                                 "ember.ndarray.T: only for arrays of at most 2 "
-                                 "dimensions; use .mT or permute_dims");
-                         return a.transpose();
-                     })
+        // NumPy's .T reverses every axis (the Array API defines it for 2-d only).
+        .def_prop_ro("T", [](const Array& a) { return a.transpose(); })
         .def_prop_ro("mT",
                      [](const Array& a) {
                          if (a.ndim() < 2)

@@ -75,13 +75,23 @@ void set_asarray_hook(nb::object f);
 // Sets the Python error for a C++ exception (for code called directly from CPython slots).
 void set_python_error(const std::exception_ptr& p);
 
+// Hands the floating-point flags the CPU loops raised to ember's errstate handler (NumPy's
+// warnings, FloatingPointError, ...); throws nb::python_error when the handler raises.
+void report_fp_status();
+
 // Calls f(args...) without the GIL when the work covers at least 2^17 elements, so other Python
 // threads run meanwhile (as NumPy's loops do). The arguments are converted before, with the GIL.
+// Afterwards, with the GIL, the floating-point flags CPU loops raised are reported (flags of work
+// that ran outside heavy() are reported here too, under the name of the op that raised them).
 template <class F, class... A>
 auto heavy(int64_t n, F&& f, A&&... args) {
-    if (n < (int64_t(1) << 17)) return f(std::forward<A>(args)...);
-    nb::gil_scoped_release unlocked;
-    return f(std::forward<A>(args)...);
+    auto r = [&] {
+        if (n < (int64_t(1) << 17)) return f(std::forward<A>(args)...);
+        nb::gil_scoped_release unlocked;
+        return f(std::forward<A>(args)...);
+    }();
+    if (fp_status_pending()) report_fp_status();
+    return r;
 }
 
 // map() for heavy(): the largest array operand, and map without an output.
@@ -110,5 +120,6 @@ void bind_reduction_methods(nb::class_<Array>& cls);
 void bind_sort(nb::module_& m);
 void bind_scan(nb::module_& m);
 void bind_kernel_support(nb::module_& m);
+void bind_fp_status(nb::module_& m);  // src/python/fp_status.cpp
 
 }  // namespace ember::python

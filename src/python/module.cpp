@@ -216,6 +216,7 @@ NB_MODULE(_core, m) {
     bind_kernels(m);
     bind_kernel_support(m);
     bind_interop(m);
+    bind_fp_status(m);
 
     m.attr("__version__") = ember::version;
     // What ember was built with and what it found at run time (ember.show_config): the compiler,

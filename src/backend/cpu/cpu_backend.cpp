@@ -1,6 +1,8 @@
 // The CPU backend: host memory, strided copies and casts, fills, and elementwise maps over the
 // op table's loops, split over the thread pool for large arrays.
 #include <algorithm>
+#include <atomic>
+#include <cfenv>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -17,6 +19,7 @@
 #include "backend/cpu/rows.hpp"
 #include "backend/cpu/sort.hpp"
 #include "ember/error.hpp"
+#include "ember/fp_status.hpp"
 #include "ops/convert.hpp"
 #include "support/thread_pool.hpp"
 
@@ -48,6 +51,40 @@ ByteLoop::ByteLoop(const backend::Loop& l) : ndim(l.ndim()), nops(l.nops) {
 }
 
 namespace {
+
+// Around a chunk of map work: fp_begin clears the flags other code left set, fp_end returns
+// what the chunk raised (as FpFlag bits in `mask`) and clears it. On x86-64 only SSE's MXCSR is
+// read (one instruction each when nothing was raised): every loop computes with SSE, no x87.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+constexpr unsigned mxcsr_flags = 0x1d;  // IE, ZE, OE, UE (DE and PE are not NumPy's)
+inline void fp_begin() {
+    const unsigned c = __builtin_ia32_stmxcsr();
+    if (c & mxcsr_flags) __builtin_ia32_ldmxcsr(c & ~mxcsr_flags);
+}
+inline unsigned fp_end(unsigned mask) {
+    const unsigned c = __builtin_ia32_stmxcsr();
+    if (!(c & mxcsr_flags)) return 0;
+    __builtin_ia32_ldmxcsr(c & ~mxcsr_flags);
+    const unsigned f = (c & 0x04 ? fp_divide_by_zero : 0u) | (c & 0x08 ? fp_overflow : 0u) |
+                       (c & 0x10 ? fp_underflow : 0u) | (c & 0x01 ? fp_invalid : 0u);
+    return f & mask;
+}
+#else
+constexpr int fe_reported = FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID;
+inline void fp_begin() {
+    if (std::fetestexcept(fe_reported)) std::feclearexcept(fe_reported);
+}
+inline unsigned fp_end(unsigned mask) {
+    const int raised = std::fetestexcept(fe_reported);
+    if (!raised) return 0;
+    std::feclearexcept(fe_reported);
+    const unsigned f = (raised & FE_DIVBYZERO ? fp_divide_by_zero : 0u) |
+                       (raised & FE_OVERFLOW ? fp_overflow : 0u) |
+                       (raised & FE_UNDERFLOW ? fp_underflow : 0u) |
+                       (raised & FE_INVALID ? fp_invalid : 0u);
+    return f & mask;
+}
+#endif
 
 // Elements per parallel task: below this an op stays on the calling thread.
 constexpr int64_t grain = 1 << 15;
@@ -465,16 +502,35 @@ public:
         ByteLoop L(l);
         const int64_t n = l.numel();
         if (n == 0) return;
+        // NumPy's errstate: each chunk (on whichever thread runs it) collects the flags it
+        // raised; the op's union goes to the calling thread's record. Ops with a boolean result
+        // (comparisons, isfinite, ...) and the selections (maximum, minimum, clip, where) never
+        // report, as in NumPy: their ordered comparisons signal "invalid" on NaN operands.
+        const bool quiet = oi.out == ops::OutRule::boolean || op == ops::OpId::maximum ||
+                           op == ops::OpId::minimum || op == ops::OpId::clip ||
+                           op == ops::OpId::where;
+        const unsigned check = quiet ? 0u : fp_check();
+        std::atomic<unsigned> raised{0};
+        auto checked = [&](auto&& chunk) {
+            return [&, chunk](int64_t b, int64_t e) {
+                if (!check) return chunk(b, e);
+                fp_begin();
+                chunk(b, e);
+                if (unsigned f = fp_end(check)) raised.fetch_or(f, std::memory_order_relaxed);
+            };
+        };
         bool direct = l.dtype[0] == out_t;
         for (int k = 1; k < l.nops; ++k)
             direct = direct && l.dtype[k] == compute;
         if (direct) {
-            parallel_range(n, grain, [&](int64_t b, int64_t e) {
-                int64_t s[backend::max_operands];
-                for (int k = 0; k < L.nops; ++k)
-                    s[k] = L.ndim ? L.strides[k][0] : 0;
-                for_each_run(L, b, e, [&](char** p, int64_t m) { fn(p, s, m); });
-            });
+            parallel_range(n, grain, checked([&](int64_t b, int64_t e) {
+                               int64_t s[backend::max_operands];
+                               for (int k = 0; k < L.nops; ++k)
+                                   s[k] = L.ndim ? L.strides[k][0] : 0;
+                               for_each_run(L, b, e, [&](char** p, int64_t m) { fn(p, s, m); });
+                           }));
+            if (unsigned f = raised.load())
+                ember::detail::add_fp_status(f, oi.name.data());  // a literal: NUL-ended
             return;
         }
         // Buffered: convert inputs to the compute type chunk by chunk (scalars once), run the
@@ -486,44 +542,46 @@ public:
                 cast_table[int(l.dtype[k])][int(compute)](
                     static_cast<const char*>(l.operand_data(k)), 0,
                     reinterpret_cast<char*>(scal[k]), 0, 1);
-        parallel_range(n, grain, [&](int64_t b, int64_t e) {
-            alignas(64) unsigned char buf[backend::max_operands][buf_elems * 16];
-            for_each_run(L, b, e, [&](char** p, int64_t m) {
-                for (int64_t off = 0; off < m; off += buf_elems) {
-                    const int64_t c = std::min(buf_elems, m - off);
-                    char* q[backend::max_operands];
-                    int64_t s[backend::max_operands];
-                    for (int k = 1; k < L.nops; ++k) {
-                        const int64_t st = L.ndim ? L.strides[k][0] : 0;
-                        const char* src = p[k] + off * st;
-                        if (l.dtype[k] == compute) {
-                            q[k] = const_cast<char*>(src);
-                            s[k] = st;
-                        } else if (l.scalar[k]) {
-                            q[k] = reinterpret_cast<char*>(scal[k]);
-                            s[k] = 0;
-                        } else {
-                            cast_table[int(l.dtype[k])][int(compute)](
-                                src, st, reinterpret_cast<char*>(buf[k]), csz, c);
-                            q[k] = reinterpret_cast<char*>(buf[k]);
-                            s[k] = csz;
-                        }
-                    }
-                    const int64_t ost = L.ndim ? L.strides[0][0] : 0;
-                    char* dst = p[0] + off * ost;
-                    if (l.dtype[0] == out_t) {
-                        q[0] = dst;
-                        s[0] = ost;
-                        fn(q, s, c);
-                    } else {
-                        q[0] = reinterpret_cast<char*>(buf[0]);
-                        s[0] = osz;
-                        fn(q, s, c);
-                        cast_table[int(out_t)][int(l.dtype[0])](q[0], osz, dst, ost, c);
-                    }
-                }
-            });
-        });
+        parallel_range(n, grain, checked([&](int64_t b, int64_t e) {
+                           alignas(64) unsigned char buf[backend::max_operands][buf_elems * 16];
+                           for_each_run(L, b, e, [&](char** p, int64_t m) {
+                               for (int64_t off = 0; off < m; off += buf_elems) {
+                                   const int64_t c = std::min(buf_elems, m - off);
+                                   char* q[backend::max_operands];
+                                   int64_t s[backend::max_operands];
+                                   for (int k = 1; k < L.nops; ++k) {
+                                       const int64_t st = L.ndim ? L.strides[k][0] : 0;
+                                       const char* src = p[k] + off * st;
+                                       if (l.dtype[k] == compute) {
+                                           q[k] = const_cast<char*>(src);
+                                           s[k] = st;
+                                       } else if (l.scalar[k]) {
+                                           q[k] = reinterpret_cast<char*>(scal[k]);
+                                           s[k] = 0;
+                                       } else {
+                                           cast_table[int(l.dtype[k])][int(compute)](
+                                               src, st, reinterpret_cast<char*>(buf[k]), csz, c);
+                                           q[k] = reinterpret_cast<char*>(buf[k]);
+                                           s[k] = csz;
+                                       }
+                                   }
+                                   const int64_t ost = L.ndim ? L.strides[0][0] : 0;
+                                   char* dst = p[0] + off * ost;
+                                   if (l.dtype[0] == out_t) {
+                                       q[0] = dst;
+                                       s[0] = ost;
+                                       fn(q, s, c);
+                                   } else {
+                                       q[0] = reinterpret_cast<char*>(buf[0]);
+                                       s[0] = osz;
+                                       fn(q, s, c);
+                                       cast_table[int(out_t)][int(l.dtype[0])](q[0], osz, dst, ost,
+                                                                               c);
+                                   }
+                               }
+                           });
+                       }));
+        if (unsigned f = raised.load()) ember::detail::add_fp_status(f, oi.name.data());
     }
 
     void reduce(backend::ReduceOp op, DType acc, const backend::Loop& l) override {
