@@ -6,6 +6,12 @@ on a device (``"cpu"`` or ``"cuda"``); ``ember.asnumpy`` and ``np.asarray`` move
 """
 
 from . import _core
+from . import _calls
+
+# First of all: every nanobind function and ndarray method gets its call wrapper (NumPy-style
+# argument errors, inspect.signature), before any module imports one.
+_calls.install()
+
 from ._array import asarray, asnumpy, from_dlpack
 from ._core import (
     AxisError,
@@ -121,7 +127,7 @@ _ALIASES = {
     "true_divide": "divide",
     "mod": "remainder",
 }
-globals().update({alias: getattr(_core, name) for alias, name in _ALIASES.items()})
+globals().update({alias: _calls.alias(getattr(_core, name), alias) for alias, name in _ALIASES.items()})
 
 #: ``with ember.device("cpu"): ...`` and ``ember.device("cuda")`` (like ``torch.device``).
 device = Device

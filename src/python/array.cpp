@@ -285,12 +285,32 @@ PyObject* slot_ipower(PyObject* a, PyObject* b, PyObject* mod) noexcept {
     }
     return slot_inplace<OpId::pow>(a, b);
 }
+// Whether `b` has array or operator protocols of its own (then ember leaves it the comparison).
+bool defers(nb::handle b) {
+    if (b.is_none() || PyUnicode_Check(b.ptr()) || PyBytes_Check(b.ptr())) return false;
+    for (const char* name : {"__array_ufunc__", "__array_function__", "__array_priority__",
+                             "__dlpack__", "__array_namespace__", "__cuda_array_interface__"})
+        if (nb::hasattr(b.type(), name)) return true;
+    return false;
+}
+
 PyObject* slot_richcompare(PyObject* a, PyObject* b, int cmp) noexcept {
     static constexpr OpId ops[] = {OpId::less,      OpId::less_equal, OpId::equal,
                                    OpId::not_equal, OpId::greater,    OpId::greater_equal};
     if (!is_ndarray(a)) return Py_NewRef(Py_NotImplemented);
     try {
-        return binary(ops[cmp], a, b, false).release().ptr();
+        nb::object r = binary(ops[cmp], a, b, false);
+        // == and != with an object that is no array and no number (None, a string, any object)
+        // compare elementwise as NumPy's do: all False, or all True for !=. Objects that take
+        // part in array protocols get their own reflected operator first.
+        if (r.ptr() == Py_NotImplemented && (cmp == Py_EQ || cmp == Py_NE) &&
+            !defers(nb::handle(b))) {
+            const Array& x = as_array(a);
+            return wrap(full(x.shape(), Scalar(cmp == Py_NE), DType::bool_, x.device()))
+                .release()
+                .ptr();
+        }
+        return r.release().ptr();
     } catch (...) {
         set_python_error(std::current_exception());
         return nullptr;

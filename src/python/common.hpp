@@ -34,6 +34,18 @@ bool weak_scalar(nb::handle h, Scalar& out);
 // accepts. Returns false (for NotImplemented) when `h` cannot be converted and `strict` is off.
 bool to_operand(nb::handle h, Operand& out, bool strict, const char* who);
 
+// An array argument: an ndarray as is, anything else as ember.asarray(h) makes it (lists, tuples,
+// scalars, NumPy arrays, DLPack and buffer objects); a TypeError naming `who` otherwise.
+Array to_array(nb::handle h, const char* who);
+// An `out=` argument: an ndarray (or a 1-tuple of one, as NumPy's ufuncs take); a TypeError
+// naming `who` otherwise.
+const Array& out_array(nb::handle h, const char* who);
+// A real number argument (int, float, NumPy scalar, 0-d array); a TypeError naming `who` and
+// `what` otherwise.
+double to_float(nb::handle h, const char* who, const char* what);
+// An `order=` argument of a creation function: 'C' (or 'K', 'A'); anything else is a ValueError.
+void check_order(nb::handle h, const char* who);
+
 DType to_dtype(nb::handle h, const char* who);                     // ember/NumPy dtypes, str, type
 std::optional<DType> to_opt_dtype(nb::handle h, const char* who);  // None -> nullopt
 Shape to_shape(nb::handle h, const char* who);                     // int or sequence of ints
@@ -103,5 +115,7 @@ void bind_reduction_methods(nb::class_<Array>& cls);
 void bind_sort(nb::module_& m);
 void bind_scan(nb::module_& m);
 void bind_kernel_support(nb::module_& m);
+// Call wrappers for the public functions and methods (src/python/calls.cpp).
+void bind_calls(nb::module_& m);
 
 }  // namespace ember::python
