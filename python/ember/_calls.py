@@ -1,13 +1,14 @@
 """Call wrappers of ember's nanobind functions: NumPy-style argument errors and signatures.
 
 Every nanobind function of ``ember._core`` and every nanobind method of ``ember.ndarray`` is
-replaced, once at import, by a small C++ wrapper (src/python/calls.cpp) that forwards each call
-to it (one extra vectorcall). When nanobind rejects the arguments it calls :func:`_on_error`
-here, which binds them to the function's signature and raises what Python raises for a Python
-function of that signature ("ember.sum() got an unexpected keyword argument 'foo'", "ember.sum()
-takes from 1 to 5 positional arguments but 6 were given") or names the argument of the wrong
-type ("ember.sum(): argument 'keepdims' must be bool, not str"). The signature, read from
-nanobind's, is what ``inspect.signature`` and ``help`` show.
+replaced when this module is imported (first, by ember/__init__.py) by a small C++ wrapper
+(src/python/calls.cpp) that forwards each call to it (one extra vectorcall). When nanobind
+rejects the arguments the wrapper calls :func:`_on_error` here, which binds them to the
+function's signature and raises what Python raises for a Python function of that signature
+("ember.sum() got an unexpected keyword argument 'foo'", "ember.sum() takes from 1 to 5
+positional arguments but 6 were given") or names the argument of the wrong type ("ember.sum():
+argument 'keepdims' must be bool, not str"). The signature, read from nanobind's, is what
+``inspect.signature`` and ``help`` show.
 """
 
 import inspect
@@ -23,7 +24,7 @@ _CALLED_DUNDERS = frozenset({"__dlpack__", "__dlpack_device__"})
 _NUMPY_NAMES = {"a": "x"}
 
 
-# ---- signatures ---------------------------------------------------------------------------------
+# ---- signatures ----------------------------------------------------------------------------------
 
 
 class _Default:
@@ -124,7 +125,7 @@ def _describe(w):
     return sig, doc, str(plain)
 
 
-# ---- errors ---------------------------------------------------------------------------------------
+# ---- errors --------------------------------------------------------------------------------------
 
 
 def _display_name(w):
@@ -264,7 +265,7 @@ def _on_error(w, exc, args, kwargs):
     raise TypeError(message) from None
 
 
-# ---- installation ---------------------------------------------------------------------------------
+# ---- installation --------------------------------------------------------------------------------
 
 
 def _wrap(func, name, module="ember"):
@@ -292,3 +293,7 @@ def install():
     for name, f in list(vars(cls).items()):
         if type(f) is _NB_METHOD and (not name.startswith("__") or name in _CALLED_DUNDERS):
             setattr(cls, name, _core._wrap_method(f, name, "ndarray." + name, "ember"))
+
+
+# Installed on import, before any other module of ember takes a function from _core.
+install()

@@ -411,6 +411,22 @@ void bind_array(nb::module_& m) {
                                  "An n-dimensional array on a device (CPU or CUDA GPU).");
     ndarray_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
 
+    // NumPy's low-level constructor: ndarray(shape, dtype=float64) is an uninitialized array
+    // (ember.empty); views of foreign buffers come from ember.asarray or frombuffer instead.
+    cls.def("__init__", [](Array* self, nb::args args, nb::kwargs kwargs) {
+        const char* who = "ember.ndarray";
+        auto a = bind_args(who, args, kwargs,
+                           {"shape", "dtype", "buffer", "offset", "strides", "order"}, 1);
+        for (size_t i : {2, 3, 4})
+            if (a[i].is_valid() && !a[i].is_none() &&
+                !(i == 3 && PyLong_Check(a[i].ptr()) && PyLong_AsLong(a[i].ptr()) == 0))
+                throw ValueError(std::string(who) +
+                                 ": buffer, offset and strides are not supported; use "
+                                 "ember.asarray or ember.frombuffer");
+        if (a[5].is_valid()) check_order(a[5], who);
+        const std::optional<DType> dt = a[1].is_valid() ? to_opt_dtype(a[1], who) : std::nullopt;
+        new (self) Array(empty(to_shape(a[0], who), dt.value_or(DType::float64), default_device()));
+    });
     cls.def_prop_ro("shape", [](const Array& a) { return to_tuple(a.shape()); })
         .def_prop_ro("dtype", [](const Array& a) { return PyDType{a.dtype()}; })
         .def_prop_ro("ndim", &Array::ndim)

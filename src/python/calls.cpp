@@ -5,6 +5,8 @@
 // inspect.signature() and help() read (__signature__, __name__, __qualname__, __doc__,
 // __module__).
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "python/common.hpp"
 
@@ -255,6 +257,39 @@ nb::object wrap_callable(PyTypeObject* type, nb::handle func, nb::str name, nb::
 }
 
 }  // namespace
+
+std::vector<nb::handle> bind_args(const char* who, nb::args args, nb::kwargs kwargs,
+                                  std::initializer_list<const char*> names, size_t required) {
+    const std::vector<const char*> ps(names);
+    std::vector<nb::handle> out(ps.size());
+    const size_t n = args.size();
+    if (n > ps.size()) {
+        const std::string takes = required == ps.size() ? std::to_string(ps.size())
+                                                        : "from " + std::to_string(required) +
+                                                              " to " + std::to_string(ps.size());
+        throw TypeError(std::string(who) + "() takes " + takes + " positional argument" +
+                        (ps.size() == 1 && required == 1 ? "" : "s") + " but " + std::to_string(n) +
+                        (n == 1 ? " was" : " were") + " given");
+    }
+    for (size_t i = 0; i < n; ++i)
+        out[i] = args[i];
+    for (auto [k, v] : kwargs) {
+        const std::string key = nb::str(k).c_str();
+        size_t i = 0;
+        while (i < ps.size() && key != ps[i])
+            ++i;
+        if (i == ps.size())
+            throw TypeError(std::string(who) + "() got an unexpected keyword argument '" + key +
+                            "'");
+        if (out[i].is_valid())
+            throw TypeError(std::string(who) + "() got multiple values for argument '" + key + "'");
+        out[i] = v;
+    }
+    for (size_t i = 0; i < required; ++i)
+        if (!out[i].is_valid())
+            throw TypeError(std::string(who) + "() missing required argument '" + ps[i] + "'");
+    return out;
+}
 
 void bind_calls(nb::module_& m) {
     for (PyTypeObject* t : {&function_type, &method_type})

@@ -117,5 +117,11 @@ void bind_scan(nb::module_& m);
 void bind_kernel_support(nb::module_& m);
 // Call wrappers for the public functions and methods (src/python/calls.cpp).
 void bind_calls(nb::module_& m);
+// Binds a call's (args, kwargs) to parameter `names` by Python's rules, the first `required` of
+// them required, raising Python's TypeError for a call that does not bind ("ember.dtype() got
+// an unexpected keyword argument 'x'"); absent optional parameters are null handles. For
+// constructors, which nanobind calls without the wrappers.
+std::vector<nb::handle> bind_args(const char* who, nb::args args, nb::kwargs kwargs,
+                                  std::initializer_list<const char*> names, size_t required);
 
 }  // namespace ember::python

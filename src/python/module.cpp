@@ -49,12 +49,13 @@ Py_hash_t dtype_hash(const PyDType& d) {
 
 void bind_dtype(nb::module_& m) {
     auto cls = nb::class_<PyDType>(m, "dtype", "An ember data type (ember.float32, ...).");
-    cls.def(
-           "__init__",
-           [](PyDType* self, nb::handle spec) {
-               new (self) PyDType{to_dtype(spec, "ember.dtype")};
-           },
-           nb::arg("spec"))
+    cls.def("__init__",
+            [](PyDType* self, nb::args args, nb::kwargs kwargs) {
+                // NumPy's dtype(dtype, align=False, copy=False, metadata=None).
+                auto a = bind_args("ember.dtype", args, kwargs,
+                                   {"dtype", "align", "copy", "metadata"}, 1);
+                new (self) PyDType{to_dtype(a[0], "ember.dtype")};
+            })
         .def_prop_ro("name", [](const PyDType& d) { return std::string(name(d.t)); })
         .def_prop_ro("itemsize", [](const PyDType& d) { return itemsize(d.t); })
         .def_prop_ro("kind",
@@ -111,18 +112,28 @@ void bind_device(nb::module_& m) {
     nb::class_<Device>(m, "Device",
                        "A device: 'cpu', 'cuda' or 'cuda:N'. Also a context manager "
                        "that makes itself the default device.")
-        .def(
-            "__init__",
-            [](Device* self, nb::handle spec, std::optional<int> index) {
-                Device d = *to_device(spec, "ember.Device");
-                if (index) {
-                    if (d.type == DeviceType::cpu && *index != 0)
-                        throw ValueError("ember.Device: the CPU has only index 0");
-                    d.index = *index;
-                }
-                new (self) Device(d);
-            },
-            nb::arg("type"), nb::arg("index").none() = nb::none())
+        .def("__init__",
+             [](Device* self, nb::args args, nb::kwargs kwargs) {
+                 auto a = bind_args("ember.Device", args, kwargs, {"type", "index"}, 1);
+                 if (a[0].is_none())
+                     throw TypeError(
+                         "ember.Device: type must be 'cpu', 'cuda' or 'cuda:N', got None");
+                 Device d = *to_device(a[0], "ember.Device");
+                 if (a[1].is_valid() && !a[1].is_none()) {
+                     if (!PyLong_Check(a[1].ptr()) || PyBool_Check(a[1].ptr()))
+                         throw TypeError(std::string("ember.Device: index must be an int, got ") +
+                                         nb::type_name(a[1].type()).c_str());
+                     const long index = PyLong_AsLong(a[1].ptr());
+                     if (index == -1 && PyErr_Occurred()) throw nb::python_error();
+                     if (d.type == DeviceType::cpu && index != 0)
+                         throw ValueError("ember.Device: the CPU has only index 0");
+                     if (index < 0 || index > 1 << 20)
+                         throw ValueError("ember.Device: index " + std::to_string(index) +
+                                          " is not a device ordinal");
+                     d.index = int(index);
+                 }
+                 new (self) Device(d);
+             })
         .def_prop_ro("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
         .def_prop_ro("index", [](const Device& d) { return d.index; })
         .def("__str__", &Device::str)
