@@ -58,8 +58,13 @@ Array reshape_as(const Array& x, nb::handle shape, nb::handle copy);
 // ember.squeeze and ndarray.squeeze: every size-1 axis (axis None) or the given ones.
 Array squeeze_axes(const Array& x, nb::handle axis);
 std::optional<Device> to_device(nb::handle h, const char* who);  // None, str or Device
+// The device a creation function makes its array on: a named one must exist on this machine
+// (ValueError naming it and the device count otherwise), or the default device.
 inline Device dev_or_default(nb::handle h, const char* who) {
-    return to_device(h, who).value_or(default_device());
+    if (h.is_none()) return default_device();
+    const Device d = *to_device(h, who);
+    check_device(d, who);
+    return d;
 }
 nb::object scalar_to_python(const Scalar& s);  // bool/int/float/complex
 
