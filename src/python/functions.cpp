@@ -30,6 +30,14 @@ namespace {
 using namespace nb::literals;
 using ops::OpId;
 
+// A single axis (an integer; sequences are refused).
+int64_t one_axis(nb::handle axis, const char* who) {
+    if (PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr()))
+        throw TypeError(std::string(who) + ": axis must be an integer or None, got a " +
+                        nb::type_name(axis.type()).c_str());
+    return (*to_axes(axis, who))[0];
+}
+
 Operand operand(nb::handle h, const char* who) {
     Operand o = Operand(false);
     to_operand(h, o, true, who);
@@ -361,7 +369,7 @@ void bind_manipulation(nb::module_& m) {
             const Array idx =
                 i.is_scalar ? full({}, i.scalar, std::nullopt, x.device()) : Array(i.array());
             std::optional<int64_t> ax;
-            if (!axis.is_none()) ax = (*to_axes(axis, "ember.take"))[0];
+            if (!axis.is_none()) ax = one_axis(axis, "ember.take");
             return take(x, idx, ax);
         },
         "x"_a, "indices"_a, "axis"_a.none() = nb::none(),
@@ -380,7 +388,7 @@ void bind_manipulation(nb::module_& m) {
             const Array idx =
                 i.is_scalar ? full({}, i.scalar, std::nullopt, x.device()) : Array(i.array());
             std::optional<int64_t> ax;
-            if (!axis.is_none()) ax = (*to_axes(axis, "ember.add_at"))[0];
+            if (!axis.is_none()) ax = one_axis(axis, "ember.add_at");
             add_at(x, idx, operand(values, "ember.add_at"), ax);
         },
         "x"_a, "indices"_a, "values"_a, "axis"_a.none() = nb::none(),
