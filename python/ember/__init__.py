@@ -6,6 +6,8 @@ on a device (``"cpu"`` or ``"cuda"``); ``ember.asnumpy`` and ``np.asarray`` move
 """
 
 from . import _core
+from . import _calls  # first: wraps every nanobind function and method (ember/_calls.py)
+
 from ._array import asarray, asnumpy, from_dlpack
 from ._core import (
     AxisError,
@@ -96,6 +98,16 @@ from ._kernels import ElementwiseKernel, RawKernel, RawModule, ReductionKernel
 
 __version__ = _core.__version__
 
+# The classes of _core that ember exports are ember's, by name and in messages ("ember.ndarray").
+for _name, _cls in vars(_core).items():
+    if (
+        isinstance(_cls, type)
+        and globals().get(_name) is _cls
+        and _cls.__module__ == _core.__name__
+    ):
+        _cls.__module__ = __name__
+del _name, _cls
+
 # Every elementwise op of the C++ op table, under its Array API name.
 _ELEMENTWISE = [name for name, _ in _core.elementwise_ops()]
 globals().update({name: getattr(_core, name) for name in _ELEMENTWISE})
@@ -124,7 +136,12 @@ _ALIASES = {
     "true_divide": "divide",
     "mod": "remainder",
 }
-globals().update({alias: getattr(_core, name) for alias, name in _ALIASES.items()})
+globals().update(
+    {alias: _calls.alias(getattr(_core, name), alias) for alias, name in _ALIASES.items()}
+)
+
+# NumPy's round(a, decimals=0, out=None) (the Array API's round(x) is its decimals=0 case).
+round = _math.around  # noqa: A001
 
 #: ``with ember.device("cpu"): ...`` and ``ember.device("cuda")`` (like ``torch.device``).
 device = Device

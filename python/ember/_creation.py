@@ -35,6 +35,7 @@ __all__ = [
 
 
 def _like(x, dtype, device):
+    x = _asarray(x)
     return x.shape, x.dtype if dtype is None else dtype, x.device if device is None else device
 
 

@@ -156,7 +156,10 @@ def min_scalar_type(a):
     """The smallest dtype that holds the value (NumPy's rule, for Python and NumPy scalars)."""
     if isinstance(a, _core.ndarray):
         return a.dtype
-    return getattr(_core, str(_np.min_scalar_type(a)))
+    t = _np.min_scalar_type(a)
+    if t.kind not in "biufc":
+        raise TypeError(f"ember.min_scalar_type: no ember dtype holds {type(a).__name__} values")
+    return getattr(_core, str(t))
 
 
 mintypecode = _np.mintypecode

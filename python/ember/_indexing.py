@@ -123,7 +123,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
 # ---- indexing-like operations ---------------------------------------------------------------
 
 
-def take_along_axis(x, indices, /, *, axis=-1):
+def take_along_axis(x, indices, /, axis=-1):
     """``x`` indexed along `axis` by an integer array of the same number of dimensions (other
     dimensions broadcast), as NumPy's take_along_axis. Negative indices count from the end."""
     who = "ember.take_along_axis"
@@ -288,6 +288,8 @@ def _flat_view(a, who):
 
 def place(arr, mask, vals):
     """Writes vals (repeated as needed) into arr where mask is true, in order, in place."""
+    if not isinstance(arr, _core.ndarray):
+        raise TypeError(f"ember.place: arr must be an ember.ndarray, got {type(arr).__name__}")
     m = _asarray(mask).astype(_core.bool)
     (pos,) = nonzero(m.reshape((-1,)))
     k = pos.shape[0]

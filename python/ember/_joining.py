@@ -132,6 +132,7 @@ def split(x, indices_or_sections, /, axis=0):
     """NumPy's split: an int N gives N equal parts (ValueError when the axis does not divide),
     a sequence of indices gives the parts between them. The parts are views of `x`."""
     who = "ember.split"
+    x = asarray(x)
     if x.ndim == 0:
         raise ValueError(f"{who}: a zero-dimensional array cannot be split")
     ax = _axis(axis, x.ndim, who)
@@ -153,6 +154,7 @@ def split(x, indices_or_sections, /, axis=0):
 
 def unstack(x, /, *, axis=0):
     """The arrays along `axis` (views), as a tuple: the inverse of :func:`stack`."""
+    x = asarray(x)
     ax = _axis(axis, x.ndim, "ember.unstack") if x.ndim else None
     if ax is None:
         raise ValueError("ember.unstack: a zero-dimensional array cannot be unstacked")

@@ -630,6 +630,8 @@ def trim_zeros(filt, trim="fb"):
     x = _asarray(filt)
     if x.ndim != 1:
         raise ValueError(f"ember.trim_zeros: expected a 1-D array, got shape {x.shape}")
+    if not isinstance(trim, str):
+        raise TypeError(f"ember.trim_zeros: trim must be a string, got {type(trim).__name__}")
     trim = trim.lower()
     (nz,) = nonzero(x != 0)
     if nz.shape[0] == 0:

@@ -4,6 +4,7 @@ argwhere and flatnonzero (NumPy), over the core's scan and compaction families."
 from __future__ import annotations
 
 from . import _core
+from ._array import asarray
 from ._joining import concat, stack
 
 __all__ = [
@@ -30,7 +31,8 @@ def _zero_d(x, axis, who):
 
 
 def _scan(fn, x, axis, dtype, who):
-    _check(x, who)
+    if not isinstance(x, _core.ndarray):
+        x = asarray(x)  # NumPy's array-likes: lists, tuples, scalars, NumPy arrays
     if x.ndim == 0:
         x, axis = _zero_d(x, axis, who), None
     return fn(x, axis, dtype)

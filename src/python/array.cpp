@@ -285,12 +285,32 @@ PyObject* slot_ipower(PyObject* a, PyObject* b, PyObject* mod) noexcept {
     }
     return slot_inplace<OpId::pow>(a, b);
 }
+// Whether `b` has array or operator protocols of its own (then ember leaves it the comparison).
+bool defers(nb::handle b) {
+    if (b.is_none() || PyUnicode_Check(b.ptr()) || PyBytes_Check(b.ptr())) return false;
+    for (const char* name : {"__array_ufunc__", "__array_function__", "__array_priority__",
+                             "__dlpack__", "__array_namespace__", "__cuda_array_interface__"})
+        if (nb::hasattr(b.type(), name)) return true;
+    return false;
+}
+
 PyObject* slot_richcompare(PyObject* a, PyObject* b, int cmp) noexcept {
     static constexpr OpId ops[] = {OpId::less,      OpId::less_equal, OpId::equal,
                                    OpId::not_equal, OpId::greater,    OpId::greater_equal};
     if (!is_ndarray(a)) return Py_NewRef(Py_NotImplemented);
     try {
-        return binary(ops[cmp], a, b, false).release().ptr();
+        nb::object r = binary(ops[cmp], a, b, false);
+        // == and != with an object that is no array and no number (None, a string, any object)
+        // compare elementwise as NumPy's do: all False, or all True for !=. Objects that take
+        // part in array protocols get their own reflected operator first.
+        if (r.ptr() == Py_NotImplemented && (cmp == Py_EQ || cmp == Py_NE) &&
+            !defers(nb::handle(b))) {
+            const Array& x = as_array(a);
+            return wrap(full(x.shape(), Scalar(cmp == Py_NE), DType::bool_, x.device()))
+                .release()
+                .ptr();
+        }
+        return r.release().ptr();
     } catch (...) {
         set_python_error(std::current_exception());
         return nullptr;
@@ -391,6 +411,22 @@ void bind_array(nb::module_& m) {
                                  "An n-dimensional array on a device (CPU or CUDA GPU).");
     ndarray_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
 
+    // NumPy's low-level constructor: ndarray(shape, dtype=float64) is an uninitialized array
+    // (ember.empty); views of foreign buffers come from ember.asarray or frombuffer instead.
+    cls.def("__init__", [](Array* self, nb::args args, nb::kwargs kwargs) {
+        const char* who = "ember.ndarray";
+        auto a = bind_args(who, args, kwargs,
+                           {"shape", "dtype", "buffer", "offset", "strides", "order"}, 1);
+        for (size_t i : {2, 3, 4})
+            if (a[i].is_valid() && !a[i].is_none() &&
+                !(i == 3 && PyLong_Check(a[i].ptr()) && PyLong_AsLong(a[i].ptr()) == 0))
+                throw ValueError(std::string(who) +
+                                 ": buffer, offset and strides are not supported; use "
+                                 "ember.asarray or ember.frombuffer");
+        if (a[5].is_valid()) check_order(a[5], who);
+        const std::optional<DType> dt = a[1].is_valid() ? to_opt_dtype(a[1], who) : std::nullopt;
+        new (self) Array(empty(to_shape(a[0], who), dt.value_or(DType::float64), default_device()));
+    });
     cls.def_prop_ro("shape", [](const Array& a) { return to_tuple(a.shape()); })
         .def_prop_ro("dtype", [](const Array& a) { return PyDType{a.dtype()}; })
         .def_prop_ro("ndim", &Array::ndim)

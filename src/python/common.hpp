@@ -34,6 +34,18 @@ bool weak_scalar(nb::handle h, Scalar& out);
 // accepts. Returns false (for NotImplemented) when `h` cannot be converted and `strict` is off.
 bool to_operand(nb::handle h, Operand& out, bool strict, const char* who);
 
+// An array argument: an ndarray as is, anything else as ember.asarray(h) makes it (lists, tuples,
+// scalars, NumPy arrays, DLPack and buffer objects); a TypeError naming `who` otherwise.
+Array to_array(nb::handle h, const char* who);
+// An `out=` argument: an ndarray (or a 1-tuple of one, as NumPy's ufuncs take); a TypeError
+// naming `who` otherwise.
+const Array& out_array(nb::handle h, const char* who);
+// A real number argument (int, float, NumPy scalar, 0-d array); a TypeError naming `who` and
+// `what` otherwise.
+double to_float(nb::handle h, const char* who, const char* what);
+// An `order=` argument of a creation function: 'C' (or 'K', 'A'); anything else is a ValueError.
+void check_order(nb::handle h, const char* who);
+
 DType to_dtype(nb::handle h, const char* who);                     // ember/NumPy dtypes, str, type
 std::optional<DType> to_opt_dtype(nb::handle h, const char* who);  // None -> nullopt
 Shape to_shape(nb::handle h, const char* who);                     // int or sequence of ints
@@ -53,8 +65,13 @@ Array swap_axes(const Array& x, int64_t axis1, int64_t axis2);
 // has the dtype already), then moved to `device` unless that is None.
 Array astype_to(const Array& x, nb::handle dtype, bool copy, nb::handle device);
 std::optional<Device> to_device(nb::handle h, const char* who);  // None, str or Device
+// The device a creation function makes its array on: a named one must exist on this machine
+// (ValueError naming it and the device count otherwise), or the default device.
 inline Device dev_or_default(nb::handle h, const char* who) {
-    return to_device(h, who).value_or(default_device());
+    if (h.is_none()) return default_device();
+    const Device d = *to_device(h, who);
+    check_device(d, who);
+    return d;
 }
 nb::object scalar_to_python(const Scalar& s);  // bool/int/float/complex
 
@@ -121,5 +138,13 @@ void bind_sort(nb::module_& m);
 void bind_scan(nb::module_& m);
 void bind_kernel_support(nb::module_& m);
 void bind_fp_status(nb::module_& m);  // src/python/fp_status.cpp
+// Call wrappers for the public functions and methods (src/python/calls.cpp).
+void bind_calls(nb::module_& m);
+// Binds a call's (args, kwargs) to parameter `names` by Python's rules, the first `required` of
+// them required, raising Python's TypeError for a call that does not bind ("ember.dtype() got
+// an unexpected keyword argument 'x'"); absent optional parameters are null handles. For
+// constructors, which nanobind calls without the wrappers.
+std::vector<nb::handle> bind_args(const char* who, nb::args args, nb::kwargs kwargs,
+                                  std::initializer_list<const char*> names, size_t required);
 
 }  // namespace ember::python

@@ -103,6 +103,57 @@ bool to_operand(nb::handle h, Operand& out, bool strict, const char* who) {
     return true;
 }
 
+Array to_array(nb::handle h, const char* who) {
+    if (is_ndarray(h)) return as_array(h);
+    nb::object a;
+    try {
+        a = asarray_hook()(h);
+    } catch (nb::python_error& e) {
+        if (!e.matches(PyExc_TypeError)) throw;
+        throw TypeError(std::string(who) +
+                        ": expected an array or an object ember.asarray takes, "
+                        "got " +
+                        py_type_name(h));
+    }
+    if (!is_ndarray(a))
+        throw TypeError(std::string(who) + ": cannot use an object of type " + py_type_name(h));
+    return as_array(a);
+}
+
+const Array& out_array(nb::handle h, const char* who) {
+    if (PyTuple_Check(h.ptr()) && PyTuple_GET_SIZE(h.ptr()) == 1) h = PyTuple_GET_ITEM(h.ptr(), 0);
+    if (!is_ndarray(h))
+        throw TypeError(std::string(who) + ": out must be an ember.ndarray, got " +
+                        py_type_name(h));
+    return as_array(h);
+}
+
+double to_float(nb::handle h, const char* who, const char* what) {
+    PyObject* o = h.ptr();
+    if (PyFloat_Check(o)) return PyFloat_AS_DOUBLE(o);
+    if (!PyComplex_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o) &&
+        (PyLong_Check(o) || nb::hasattr(h, "__float__"))) {
+        const double v = PyFloat_AsDouble(o);
+        if (v == -1.0 && PyErr_Occurred()) throw nb::python_error();
+        return v;
+    }
+    throw TypeError(std::string(who) + ": " + what + " must be a real number, got " +
+                    py_type_name(h));
+}
+
+void check_order(nb::handle h, const char* who) {
+    if (h.is_none()) return;
+    if (PyUnicode_Check(h.ptr())) {
+        const std::string s = nb::cast<std::string>(h);
+        if (s == "C" || s == "K" || s == "A") return;
+        if (s == "F")
+            throw ValueError(std::string(who) +
+                             ": order='F' is not supported (ember creates C-ordered arrays)");
+    }
+    throw ValueError(std::string(who) + ": order must be one of 'C', 'F', 'A' or 'K', got " +
+                     std::string(nb::repr(h).c_str()));
+}
+
 DType to_dtype(nb::handle h, const char* who) {
     if (nb::isinstance<PyDType>(h)) return nb::cast<PyDType>(h).t;
     if (PyUnicode_Check(h.ptr())) return dtype_from_name(nb::cast<std::string>(h));

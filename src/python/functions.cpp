@@ -1,5 +1,6 @@
 // Module-level functions: every elementwise op of the table, creation, manipulation and the dtype
 // functions (reductions: src/python/reductions.cpp).
+#include <cmath>
 #include <string>
 
 #include "ember/autograd.hpp"
@@ -42,10 +43,30 @@ namespace {
 using namespace nb::literals;
 using ops::OpId;
 
+// A single axis (an integer; sequences are refused).
+int64_t one_axis(nb::handle axis, const char* who) {
+    if (PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr()))
+        throw TypeError(std::string(who) + ": axis must be an integer or None, got a " +
+                        nb::type_name(axis.type()).c_str());
+    return (*to_axes(axis, who))[0];
+}
+
 Operand operand(nb::handle h, const char* who) {
     Operand o = Operand(false);
     to_operand(h, o, true, who);
     return o;
+}
+
+// An elementwise op's result: a new array, or written into `out` (NumPy's ufunc rules: the result
+// broadcast to out's shape, cast under 'same_kind') and `out` returned.
+nb::object result(OpId op, std::span<const Operand> xs, nb::handle out, const char* who) {
+    if (out.is_none()) return wrap(heavy(max_size(xs), run_map, op, xs));
+    const Array& o = out_array(out, who);
+    heavy(std::max(max_size(xs), o.size()), [&] {
+        map(op, xs, &o);
+        return 0;
+    });
+    return nb::borrow(PyTuple_Check(out.ptr()) ? PyTuple_GET_ITEM(out.ptr(), 0) : out.ptr());
 }
 
 void bind_elementwise(nb::module_& m) {
@@ -73,19 +94,19 @@ void bind_elementwise(nb::module_& m) {
         if (oi.arity == 1) {
             m.def(
                 name.c_str(),
-                [op, who](nb::handle x) {
+                [op, who](nb::handle x, nb::handle out) {
                     const Operand xs[1] = {operand(x, who)};
-                    return heavy(max_size(xs), run_map, op, std::span<const Operand>(xs));
+                    return result(op, xs, out, who);
                 },
-                "x"_a, doc);
+                "x"_a, "out"_a.none() = nb::none(), doc);
         } else if (oi.arity == 2) {
             m.def(
                 name.c_str(),
-                [op, who](nb::handle a, nb::handle b) {
+                [op, who](nb::handle a, nb::handle b, nb::handle out) {
                     const Operand xs[2] = {operand(a, who), operand(b, who)};
-                    return heavy(max_size(xs), run_map, op, std::span<const Operand>(xs));
+                    return result(op, xs, out, who);
                 },
-                "x1"_a, "x2"_a, doc);
+                "x1"_a, "x2"_a, "out"_a.none() = nb::none(), doc);
         } else if (op == OpId::where) {
             // where(condition, x1, x2): the condition is cast to bool (truthiness, like NumPy).
             m.def(
@@ -101,27 +122,30 @@ void bind_elementwise(nb::module_& m) {
                 },
                 "condition"_a, "x1"_a, "x2"_a, doc);
         } else {
-            // clip(x, min=None, max=None): a missing bound is no bound.
+            // clip(x, min=None, max=None, out=None): a missing bound is no bound.
             m.def(
                 name.c_str(),
-                [who](nb::handle x, nb::handle lo, nb::handle hi) {
+                [who](nb::handle x, nb::handle lo, nb::handle hi, nb::handle out) {
                     Operand a = operand(x, who);
-                    if (lo.is_none() && hi.is_none())
-                        return a.is_scalar ? full({}, a.scalar) : a.array().copy();
+                    if (lo.is_none() && hi.is_none()) {
+                        Array r = a.is_scalar ? full({}, a.scalar) : a.array().copy();
+                        if (out.is_none()) return wrap(std::move(r));
+                        out_array(out, who).assign(r);
+                        return nb::borrow(out);
+                    }
                     if (lo.is_none()) {
                         const Operand xs[2] = {a, operand(hi, who)};
-                        return heavy(max_size(xs), run_map, OpId::minimum,
-                                     std::span<const Operand>(xs));
+                        return result(OpId::minimum, xs, out, who);
                     }
                     if (hi.is_none()) {
                         const Operand xs[2] = {a, operand(lo, who)};
-                        return heavy(max_size(xs), run_map, OpId::maximum,
-                                     std::span<const Operand>(xs));
+                        return result(OpId::maximum, xs, out, who);
                     }
                     const Operand xs[3] = {a, operand(lo, who), operand(hi, who)};
-                    return heavy(max_size(xs), run_map, OpId::clip, std::span<const Operand>(xs));
+                    return result(OpId::clip, xs, out, who);
                 },
-                "x"_a, "min"_a.none() = nb::none(), "max"_a.none() = nb::none(), doc);
+                "x"_a, "min"_a.none() = nb::none(), "max"_a.none() = nb::none(),
+                "out"_a.none() = nb::none(), doc);
         }
     }
     m.def(
@@ -144,38 +168,45 @@ Array grad_leaf(Array a, bool requires_grad) {
 void bind_creation(nb::module_& m) {
     m.def(
         "empty",
-        [](nb::handle shape, nb::handle dtype, nb::handle device, bool requires_grad) {
+        [](nb::handle shape, nb::handle dtype, nb::handle order, nb::handle device,
+           bool requires_grad) {
+            check_order(order, "ember.empty");
             return grad_leaf(empty(to_shape(shape, "ember.empty"),
                                    to_opt_dtype(dtype, "ember.empty").value_or(DType::float64),
                                    dev_or_default(device, "ember.empty")),
                              requires_grad);
         },
-        "shape"_a, nb::kw_only(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
-        "requires_grad"_a = false, "An uninitialized array.");
+        "shape"_a, "dtype"_a.none() = nb::none(), "order"_a.none() = "C", nb::kw_only(),
+        "device"_a.none() = nb::none(), "requires_grad"_a = false, "An uninitialized array.");
     m.def(
         "zeros",
-        [](nb::handle shape, nb::handle dtype, nb::handle device, bool requires_grad) {
+        [](nb::handle shape, nb::handle dtype, nb::handle order, nb::handle device,
+           bool requires_grad) {
+            check_order(order, "ember.zeros");
             return grad_leaf(zeros(to_shape(shape, "ember.zeros"),
                                    to_opt_dtype(dtype, "ember.zeros").value_or(DType::float64),
                                    dev_or_default(device, "ember.zeros")),
                              requires_grad);
         },
-        "shape"_a, nb::kw_only(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
-        "requires_grad"_a = false, "An array of zeros.");
+        "shape"_a, "dtype"_a.none() = nb::none(), "order"_a.none() = "C", nb::kw_only(),
+        "device"_a.none() = nb::none(), "requires_grad"_a = false, "An array of zeros.");
     m.def(
         "ones",
-        [](nb::handle shape, nb::handle dtype, nb::handle device, bool requires_grad) {
+        [](nb::handle shape, nb::handle dtype, nb::handle order, nb::handle device,
+           bool requires_grad) {
+            check_order(order, "ember.ones");
             return grad_leaf(ones(to_shape(shape, "ember.ones"),
                                   to_opt_dtype(dtype, "ember.ones").value_or(DType::float64),
                                   dev_or_default(device, "ember.ones")),
                              requires_grad);
         },
-        "shape"_a, nb::kw_only(), "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),
-        "requires_grad"_a = false, "An array of ones.");
+        "shape"_a, "dtype"_a.none() = nb::none(), "order"_a.none() = "C", nb::kw_only(),
+        "device"_a.none() = nb::none(), "requires_grad"_a = false, "An array of ones.");
     m.def(
         "full",
-        [](nb::handle shape, nb::handle value, nb::handle dtype, nb::handle device,
-           bool requires_grad) {
+        [](nb::handle shape, nb::handle value, nb::handle dtype, nb::handle order,
+           nb::handle device, bool requires_grad) {
+            check_order(order, "ember.full");
             Scalar s;
             if (!weak_scalar(value, s)) {
                 Operand o = operand(value, "ember.full");
@@ -191,8 +222,8 @@ void bind_creation(nb::module_& m) {
                      dev_or_default(device, "ember.full")),
                 requires_grad);
         },
-        "shape"_a, "fill_value"_a, nb::kw_only(), "dtype"_a.none() = nb::none(),
-        "device"_a.none() = nb::none(), "requires_grad"_a = false,
+        "shape"_a, "fill_value"_a, "dtype"_a.none() = nb::none(), "order"_a.none() = "C",
+        nb::kw_only(), "device"_a.none() = nb::none(), "requires_grad"_a = false,
         "An array filled with `fill_value`.");
     auto scal = [](nb::handle h, const char* who) {
         Scalar s;
@@ -231,29 +262,46 @@ void bind_creation(nb::module_& m) {
         "Evenly spaced values in [start, stop) with the given step.");
     m.def(
         "linspace",
-        [scal](nb::handle start, nb::handle stop, int64_t num, nb::handle dtype, nb::handle device,
-               bool endpoint, bool requires_grad) {
+        [scal](nb::handle start, nb::handle stop, int64_t num, bool endpoint, bool retstep,
+               nb::handle dtype, int64_t axis, nb::handle device, bool requires_grad) {
             const char* who = "ember.linspace";
-            return grad_leaf(
-                linspace(scal(start, who), scal(stop, who), num, to_opt_dtype(dtype, who),
-                         dev_or_default(device, who), endpoint),
-                requires_grad);
+            if (num < 0)
+                throw ValueError("ember.linspace: number of samples, " + std::to_string(num) +
+                                 ", must be non-negative");
+            // Scalar bounds give a 1-d result: axis 0 (or -1) is its only axis.
+            if (axis != 0 && axis != -1)
+                throw AxisError("ember.linspace: axis " + std::to_string(axis) +
+                                " is out of bounds for array of dimension 1");
+            const Scalar a = scal(start, who), b = scal(stop, who);
+            nb::object r = wrap(grad_leaf(linspace(a, b, num, to_opt_dtype(dtype, who),
+                                                   dev_or_default(device, who), endpoint),
+                                          requires_grad));
+            if (!retstep) return r;
+            const int64_t div = endpoint ? num - 1 : num;
+            const std::complex<double> d = b.c - a.c;
+            nb::object step =
+                div > 0 ? scalar_to_python(Scalar(d / double(div))) : nb::object(nb::float_(NAN));
+            if (div > 0 && d.imag() == 0) step = nb::float_(d.real() / double(div));
+            return nb::object(nb::make_tuple(r, step));
         },
-        "start"_a, "stop"_a, "num"_a, nb::kw_only(), "dtype"_a.none() = nb::none(),
-        "device"_a.none() = nb::none(), "endpoint"_a = true, "requires_grad"_a = false,
-        "`num` evenly spaced samples.");
+        "start"_a, "stop"_a, "num"_a = 50, "endpoint"_a = true, "retstep"_a = false,
+        "dtype"_a.none() = nb::none(), "axis"_a = 0, nb::kw_only(), "device"_a.none() = nb::none(),
+        "requires_grad"_a = false,
+        "`num` evenly spaced samples over [start, stop] (or [start, stop) without the endpoint); "
+        "with retstep, (samples, step).");
     m.def(
         "eye",
-        [](int64_t n, std::optional<int64_t> cols, int64_t k, nb::handle dtype, nb::handle device,
-           bool requires_grad) {
+        [](int64_t n, std::optional<int64_t> cols, int64_t k, nb::handle dtype, nb::handle order,
+           nb::handle device, bool requires_grad) {
+            check_order(order, "ember.eye");
             return grad_leaf(
                 eye(n, cols, k, to_opt_dtype(dtype, "ember.eye").value_or(DType::float64),
                     dev_or_default(device, "ember.eye")),
                 requires_grad);
         },
-        "n_rows"_a, "n_cols"_a.none() = nb::none(), nb::kw_only(), "k"_a = 0,
-        "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(), "requires_grad"_a = false,
-        "A 2-D array with ones on the k-th diagonal.");
+        "n_rows"_a, "n_cols"_a.none() = nb::none(), "k"_a = 0, "dtype"_a.none() = nb::none(),
+        "order"_a.none() = "C", nb::kw_only(), "device"_a.none() = nb::none(),
+        "requires_grad"_a = false, "A 2-D array with ones on the k-th diagonal.");
     m.def(
         "_asarray",
         [](nb::handle obj, nb::handle dtype, nb::handle device, nb::handle copy, bool writable) {
@@ -269,17 +317,34 @@ void bind_creation(nb::module_& m) {
 }
 
 void bind_manipulation(nb::module_& m) {
-    m.def("reshape", &reshape_as, "x"_a, "shape"_a, nb::kw_only(), "copy"_a.none() = nb::none(),
-          "A view with a new shape when possible, else a copy.");
+    m.def(
+        "reshape",
+        [](nb::handle x, nb::handle shape, nb::handle copy) {
+            return reshape_as(to_array(x, "ember.reshape"), shape, copy);
+        },
+        "x"_a, "shape"_a, nb::kw_only(), "copy"_a.none() = nb::none(),
+        "A view with a new shape when possible, else a copy.");
     m.def(
         "permute_dims",
-        [](const Array& x, nb::handle axes) {
-            return x.permute(*to_axes(axes, "ember.permute_dims"));
+        [](nb::handle x, nb::handle axes) {
+            const Array a = to_array(x, "ember.permute_dims");
+            if (axes.is_none()) return a.transpose();
+            return a.permute(*to_axes(axes, "ember.permute_dims"));
         },
-        "x"_a, "axes"_a, "Permutes the axes (a view).");
-    m.def("transpose", &transpose_axes, "x"_a, "axes"_a.none() = nb::none(),
-          "Reverses or permutes the axes (a view).");
-    m.def("swapaxes", &swap_axes, "x"_a, "axis1"_a, "axis2"_a, "Interchanges two axes (a view).");
+        "x"_a, "axes"_a.none() = nb::none(),
+        "Permutes the axes (reverses them when axes is None; a view).");
+    m.def(
+        "transpose",
+        [](nb::handle x, nb::handle axes) {
+            return transpose_axes(to_array(x, "ember.transpose"), axes);
+        },
+        "x"_a, "axes"_a.none() = nb::none(), "Reverses or permutes the axes (a view).");
+    m.def(
+        "swapaxes",
+        [](nb::handle x, int64_t a, int64_t b) {
+            return swap_axes(to_array(x, "ember.swapaxes"), a, b);
+        },
+        "x"_a, "axis1"_a, "axis2"_a, "Interchanges two axes (a view).");
     m.def(
         "matmul",
         [](nb::handle a, nb::handle b) {
@@ -312,12 +377,13 @@ void bind_manipulation(nb::module_& m) {
           [] { return matmul_precision() == MatmulPrecision::high ? "high" : "highest"; });
     m.def(
         "take",
-        [](const Array& x, nb::handle indices, nb::handle axis) {
+        [](nb::handle xh, nb::handle indices, nb::handle axis) {
+            const Array x = to_array(xh, "ember.take");
             Operand i = operand(indices, "ember.take");
             const Array idx =
                 i.is_scalar ? full({}, i.scalar, std::nullopt, x.device()) : Array(i.array());
             std::optional<int64_t> ax;
-            if (!axis.is_none()) ax = nb::cast<int64_t>(axis);
+            if (!axis.is_none()) ax = one_axis(axis, "ember.take");
             return take(x, idx, ax);
         },
         "x"_a, "indices"_a, "axis"_a.none() = nb::none(),
@@ -336,7 +402,7 @@ void bind_manipulation(nb::module_& m) {
             const Array idx =
                 i.is_scalar ? full({}, i.scalar, std::nullopt, x.device()) : Array(i.array());
             std::optional<int64_t> ax;
-            if (!axis.is_none()) ax = nb::cast<int64_t>(axis);
+            if (!axis.is_none()) ax = one_axis(axis, "ember.add_at");
             add_at(x, idx, operand(values, "ember.add_at"), ax);
         },
         "x"_a, "indices"_a, "values"_a, "axis"_a.none() = nb::none(),
@@ -347,7 +413,8 @@ void bind_manipulation(nb::module_& m) {
         "k"_a, "The k-th diagonal of the last two axes (a view).");
     m.def(
         "matrix_transpose",
-        [](const Array& x) {
+        [](nb::handle xh) {
+            const Array x = to_array(xh, "ember.matrix_transpose");
             if (x.ndim() < 2)
                 throw ValueError("ember.matrix_transpose: array must be at least 2-d");
             return x.swapaxes(-1, -2);
@@ -355,15 +422,23 @@ void bind_manipulation(nb::module_& m) {
         "x"_a, "Transposes the last two axes (a view).");
     m.def(
         "broadcast_to",
-        [](const Array& x, nb::handle shape) {
-            return x.broadcast_to(to_shape(shape, "ember.broadcast_to"));
+        [](nb::handle x, nb::handle shape) {
+            return to_array(x, "ember.broadcast_to")
+                .broadcast_to(to_shape(shape, "ember.broadcast_to"));
         },
         "x"_a, "shape"_a, "A read-only-by-convention broadcast view.");
     m.def(
-        "expand_dims", [](const Array& x, int64_t axis) { return x.expand_dims(axis); }, "x"_a,
-        "axis"_a = 0, "Inserts a size-1 axis (a view).");
-    m.def("squeeze", &squeeze_axes, "x"_a, "axis"_a.none() = nb::none(),
-          "Removes size-1 axes (a view).");
+        "expand_dims",
+        [](nb::handle x, int64_t axis) {
+            return to_array(x, "ember.expand_dims").expand_dims(axis);
+        },
+        "x"_a, "axis"_a = 0, "Inserts a size-1 axis (a view).");
+    m.def(
+        "squeeze",
+        [](nb::handle x, nb::handle axis) {
+            return squeeze_axes(to_array(x, "ember.squeeze"), axis);
+        },
+        "x"_a, "axis"_a.none() = nb::none(), "Removes size-1 axes (a view).");
     m.def(
         "_view_as",
         [](const Array& x, nb::handle dtype) {

@@ -19,14 +19,43 @@ PyObject* out_of_memory_error = nullptr;
 PyObject* cuda_error = nullptr;
 PyObject* compile_error = nullptr;
 
+bool dtype_equals(const PyDType& d, nb::handle other) {
+    if (other.is_none()) return false;
+    try {
+        return to_dtype(other, "ember.dtype") == d.t;
+    } catch (const Error&) {
+        return false;
+    } catch (nb::python_error&) {
+        return false;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+Py_hash_t dtype_hash(const PyDType& d) {
+    static Py_hash_t cache[num_dtypes] = {};
+    Py_hash_t& h = cache[int(d.t)];
+    if (h == 0) {
+        const std::string n(name(d.t));
+        try {
+            h = nb::hash(nb::module_::import_("numpy").attr("dtype")(n.c_str()));
+        } catch (nb::python_error&) {
+            h = nb::hash(nb::str(n.c_str()));  // bfloat16 without ml_dtypes loaded
+        }
+        if (h == 0 || h == -1) h = 1;
+    }
+    return h;
+}
+
 void bind_dtype(nb::module_& m) {
     auto cls = nb::class_<PyDType>(m, "dtype", "An ember data type (ember.float32, ...).");
-    cls.def(
-           "__init__",
-           [](PyDType* self, nb::handle spec) {
-               new (self) PyDType{to_dtype(spec, "ember.dtype")};
-           },
-           nb::arg("spec"))
+    cls.def("__init__",
+            [](PyDType* self, nb::args args, nb::kwargs kwargs) {
+                // NumPy's dtype(dtype, align=False, copy=False, metadata=None).
+                auto a = bind_args("ember.dtype", args, kwargs,
+                                   {"dtype", "align", "copy", "metadata"}, 1);
+                new (self) PyDType{to_dtype(a[0], "ember.dtype")};
+            })
         .def_prop_ro("name", [](const PyDType& d) { return std::string(name(d.t)); })
         .def_prop_ro("itemsize", [](const PyDType& d) { return itemsize(d.t); })
         .def_prop_ro("kind",
@@ -47,27 +76,16 @@ void bind_dtype(nb::module_& m) {
                      })
         .def("__str__", [](const PyDType& d) { return std::string(name(d.t)); })
         .def("__repr__", [](const PyDType& d) { return "ember." + std::string(name(d.t)); })
-        .def("__hash__",
-             [](const PyDType& d) { return nb::hash(nb::str(std::string(name(d.t)).c_str())); })
-        .def("__eq__",
-             [](const PyDType& d, nb::handle other) {
-                 try {
-                     return to_dtype(other, "ember.dtype") == d.t;
-                 } catch (const Error&) {
-                     return false;
-                 } catch (nb::python_error&) {
-                     return false;
-                 }
-             })
-        .def("__ne__", [](const PyDType& d, nb::handle other) {
-            try {
-                return to_dtype(other, "ember.dtype") != d.t;
-            } catch (const Error&) {
-                return true;
-            } catch (nb::python_error&) {
-                return true;
-            }
-        });
+        // NumPy's hash for the dtypes NumPy has, so an ember dtype and the NumPy dtype it
+        // equals are one dict key.
+        .def("__hash__", &dtype_hash)
+        // Comparisons never raise: anything that is no dtype spelling is unequal (NumPy's rule).
+        .def(
+            "__eq__", [](const PyDType& d, nb::handle other) { return dtype_equals(d, other); },
+            nb::arg("other").none())
+        .def(
+            "__ne__", [](const PyDType& d, nb::handle other) { return !dtype_equals(d, other); },
+            nb::arg("other").none());
     for (int i = 0; i < num_dtypes; ++i) {
         std::string n(name(DType(i)));
         m.attr(n.c_str()) = PyDType{DType(i)};
@@ -76,22 +94,46 @@ void bind_dtype(nb::module_& m) {
 
 thread_local std::vector<Device> device_stack;
 
+bool device_equals(const Device& d, nb::handle o) {
+    if (o.is_none()) return false;
+    try {
+        auto od = to_device(o, "ember.Device");
+        return od && *od == d;
+    } catch (const Error&) {
+        return false;
+    } catch (nb::python_error&) {
+        return false;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
 void bind_device(nb::module_& m) {
     nb::class_<Device>(m, "Device",
                        "A device: 'cpu', 'cuda' or 'cuda:N'. Also a context manager "
                        "that makes itself the default device.")
-        .def(
-            "__init__",
-            [](Device* self, nb::handle spec, std::optional<int> index) {
-                Device d = *to_device(spec, "ember.Device");
-                if (index) {
-                    if (d.type == DeviceType::cpu && *index != 0)
-                        throw ValueError("ember.Device: the CPU has only index 0");
-                    d.index = *index;
-                }
-                new (self) Device(d);
-            },
-            nb::arg("type"), nb::arg("index").none() = nb::none())
+        .def("__init__",
+             [](Device* self, nb::args args, nb::kwargs kwargs) {
+                 auto a = bind_args("ember.Device", args, kwargs, {"type", "index"}, 1);
+                 if (a[0].is_none())
+                     throw TypeError(
+                         "ember.Device: type must be 'cpu', 'cuda' or 'cuda:N', got None");
+                 Device d = *to_device(a[0], "ember.Device");
+                 if (a[1].is_valid() && !a[1].is_none()) {
+                     if (!PyLong_Check(a[1].ptr()) || PyBool_Check(a[1].ptr()))
+                         throw TypeError(std::string("ember.Device: index must be an int, got ") +
+                                         nb::type_name(a[1].type()).c_str());
+                     const long index = PyLong_AsLong(a[1].ptr());
+                     if (index == -1 && PyErr_Occurred()) throw nb::python_error();
+                     if (d.type == DeviceType::cpu && index != 0)
+                         throw ValueError("ember.Device: the CPU has only index 0");
+                     if (index < 0 || index > 1 << 20)
+                         throw ValueError("ember.Device: index " + std::to_string(index) +
+                                          " is not a device ordinal");
+                     d.index = int(index);
+                 }
+                 new (self) Device(d);
+             })
         .def_prop_ro("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
         .def_prop_ro("index", [](const Device& d) { return d.index; })
         .def("__str__", &Device::str)
@@ -100,15 +142,13 @@ void bind_device(nb::module_& m) {
                  return d.is_cpu() ? std::string("ember.Device('cpu')")
                                    : "ember.Device('" + d.str() + "')";
              })
-        .def("__eq__",
-             [](const Device& d, nb::handle o) {
-                 try {
-                     auto od = to_device(o, "ember.Device");
-                     return od && *od == d;
-                 } catch (const Error&) {
-                     return false;
-                 }
-             })
+        // Comparisons never raise: anything that names no device is unequal.
+        .def(
+            "__eq__", [](const Device& d, nb::handle o) { return device_equals(d, o); },
+            nb::arg("other").none())
+        .def(
+            "__ne__", [](const Device& d, nb::handle o) { return !device_equals(d, o); },
+            nb::arg("other").none())
         .def("__hash__", [](const Device& d) { return int(d.type) * 1000 + d.index; })
         .def("__enter__",
              [](const Device& d) {
@@ -217,6 +257,7 @@ NB_MODULE(_core, m) {
     bind_kernel_support(m);
     bind_interop(m);
     bind_fp_status(m);
+    bind_calls(m);
 
     m.attr("__version__") = ember::version;
     // What ember was built with and what it found at run time (ember.show_config): the compiler,

@@ -1,8 +1,9 @@
-// Reductions, bound twice from one list: a module function (ember.sum(x, *, axis=...)) and an
-// ndarray method (x.sum(axis, ...)) for every row of the reduction table and for the statistics
-// composed from them (mean, var, std).
+// Reductions, bound twice from one list with NumPy's parameters: a module function
+// (ember.sum(x, axis, dtype, out, keepdims)) and an ndarray method (x.sum(axis, ...)) for every
+// row of the reduction table and for the statistics composed from them (mean, var, std).
 #include <deque>
 #include <string>
+#include <type_traits>
 
 #include "python/common.hpp"
 
@@ -14,11 +15,10 @@ using namespace nb::literals;
 
 // The Python signature of an entry.
 enum class Sig : uint8_t {
-    plain,    // (x, *, axis=None, keepdims=False); method (axis=None, keepdims=False)
-    dtype,    // (x, *, axis=None, dtype=None, keepdims=False); method (axis, dtype, keepdims)
-    index,    // (x, *, axis: int | None = None, keepdims=False); method (axis, keepdims)
-    moments,  // (x, *, axis, correction, keepdims, dtype, ddof); method (axis, dtype, ddof=0,
-              // keepdims, *, correction)
+    plain,    // (x, axis=None, out=None, keepdims=False)
+    dtype,    // (x, axis=None, dtype=None, out=None, keepdims=False)
+    index,    // (x, axis: int | None = None, out=None, *, keepdims=False)
+    moments,  // (x, axis, dtype, out, ddof, keepdims, *, correction)
 };
 
 using Run = Array (*)(const Array& x, const Axes& axes, bool keepdims, std::optional<DType> dtype,
@@ -84,106 +84,118 @@ Array call(const Entry& e, const Array& x, const Axes& axes, bool keepdims,
     return heavy(x.size(), e.run, x, axes, keepdims, dtype, correction, e.op);
 }
 
-Axes index_axes(std::optional<int64_t> axis) {
-    return axis ? Axes(std::vector<int64_t>{*axis}) : std::nullopt;
+// argmax/argmin: one axis or None.
+Axes index_axes(nb::handle axis, const char* who) {
+    if (axis.is_none()) return std::nullopt;
+    if (PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr()))
+        throw TypeError(std::string(who) + ": axis must be an integer or None, got a " +
+                        nb::type_name(axis.type()).c_str());
+    return to_axes(axis, who);
 }
 
-// var/std: `correction`, else `ddof`, else 0.
-double correction_of(nb::handle correction, nb::handle ddof) {
-    if (!correction.is_none()) return nb::cast<double>(correction);
-    if (!ddof.is_none()) return nb::cast<double>(ddof);
+// var/std: `correction` (the Array API's name), else `ddof` (NumPy's), else 0.
+double correction_of(nb::handle correction, nb::handle ddof, const char* who) {
+    if (!correction.is_none()) {
+        if (!ddof.is_none() && !(PyLong_Check(ddof.ptr()) && PyLong_AsLong(ddof.ptr()) == 0))
+            throw ValueError(std::string(who) +
+                             ": ddof and correction can't be provided "
+                             "simultaneously");
+        return to_float(correction, who, "correction");
+    }
+    if (!ddof.is_none()) return to_float(ddof, who, "ddof");
     return 0.0;
 }
 
-void def_function(nb::module_& m, const Entry& e) {
+// The result, or written into `out` (NumPy's reductions: the shape must match exactly; the value
+// is cast unsafely, an index result safely) and `out` returned.
+nb::object finish(const Entry& e, Array&& r, nb::handle out) {
+    if (out.is_none()) return wrap(std::move(r));
+    const char* who = e.who.c_str();
+    const Array& o = out_array(out, who);
+    if (!(o.shape() == r.shape()))
+        throw ValueError(std::string(who) + ": output parameter has shape " + shape_str(o.shape()) +
+                         " but the reduction's result has shape " + shape_str(r.shape()));
+    if (e.sig == Sig::index && !can_cast(r.dtype(), o.dtype()))
+        throw TypeError(std::string(who) + ": cannot cast the result from dtype " +
+                        std::string(name(r.dtype())) + " to the output dtype " +
+                        std::string(name(o.dtype())) + " according to the rule 'safe'");
+    if (o.device() != r.device())
+        throw ValueError(std::string(who) + ": output is on " + o.device().str() +
+                         " but the array is on " + r.device().str());
+    o.assign(r);
+    return nb::borrow(out);
+}
+
+// NumPy's positional order for every entry, functions and methods alike (x is the array or the
+// method's self): sum/prod/mean (x, axis, dtype, out, keepdims); max/min/any/all (x, axis, out,
+// keepdims); argmax/argmin (x, axis, out, *, keepdims); var/std (x, axis, dtype, out, ddof,
+// keepdims, *, correction).
+template <class C>
+void def_entry(C& scope, const Entry& e) {
     const char* name = e.name.c_str();
     const char* doc = e.doc.c_str();
     const Entry* p = &e;
+    // A method's self is not annotated; a function's array is `x`.
+    auto def = [&](auto f, auto... params) {
+        if constexpr (std::is_same_v<C, nb::module_>)
+            scope.def(name, f, nb::arg("x"), params..., doc);
+        else
+            scope.def(name, f, params..., doc);
+    };
+    // The array: self for a method, anything ember.asarray takes for a function.
+    auto array = [](nb::handle x, const char* who) -> Array { return to_array(x, who); };
     switch (e.sig) {
         case Sig::plain:
-            m.def(
-                name,
-                [p](const Array& x, nb::handle axis, bool keepdims) {
-                    return call(*p, x, to_axes(axis, p->who.c_str()), keepdims, std::nullopt, 0.0);
+            def(
+                [p, array](nb::handle x, nb::handle axis, nb::handle out, bool keepdims) {
+                    const char* who = p->who.c_str();
+                    return finish(
+                        *p,
+                        call(*p, array(x, who), to_axes(axis, who), keepdims, std::nullopt, 0.0),
+                        out);
                 },
-                "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false, doc);
-            break;
-        case Sig::dtype:
-            m.def(
-                name,
-                [p](const Array& x, nb::handle axis, nb::handle dtype, bool keepdims) {
-                    return call(*p, x, to_axes(axis, p->who.c_str()), keepdims,
-                                to_opt_dtype(dtype, p->who.c_str()), 0.0);
-                },
-                "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "dtype"_a.none() = nb::none(),
-                "keepdims"_a = false, doc);
-            break;
-        case Sig::index:
-            m.def(
-                name,
-                [p](const Array& x, std::optional<int64_t> axis, bool keepdims) {
-                    return call(*p, x, index_axes(axis), keepdims, std::nullopt, 0.0);
-                },
-                "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(), "keepdims"_a = false, doc);
-            break;
-        case Sig::moments:
-            m.def(
-                name,
-                [p](const Array& x, nb::handle axis, nb::handle correction, bool keepdims,
-                    nb::handle dtype, nb::handle ddof) {
-                    return call(*p, x, to_axes(axis, p->who.c_str()), keepdims,
-                                to_opt_dtype(dtype, p->who.c_str()),
-                                correction_of(correction, ddof));
-                },
-                "x"_a, nb::kw_only(), "axis"_a.none() = nb::none(),
-                "correction"_a.none() = nb::none(), "keepdims"_a = false,
-                "dtype"_a.none() = nb::none(), "ddof"_a.none() = nb::none(), doc);
-            break;
-    }
-}
-
-// Methods name "ember.ndarray" when the axis is wrong (NumPy's methods take positional axes).
-void def_method(nb::class_<Array>& cls, const Entry& e) {
-    const char* name = e.name.c_str();
-    const Entry* p = &e;
-    switch (e.sig) {
-        case Sig::plain:
-            cls.def(
-                name,
-                [p](const Array& a, nb::handle axis, bool keepdims) {
-                    return call(*p, a, to_axes(axis, "ember.ndarray"), keepdims, std::nullopt, 0.0);
-                },
-                nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false);
-            break;
-        case Sig::dtype:
-            cls.def(
-                name,
-                [p](const Array& a, nb::handle axis, nb::handle dtype, bool keepdims) {
-                    return call(*p, a, to_axes(axis, "ember.ndarray"), keepdims,
-                                to_opt_dtype(dtype, p->who.c_str()), 0.0);
-                },
-                nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
+                nb::arg("axis").none() = nb::none(), nb::arg("out").none() = nb::none(),
                 nb::arg("keepdims") = false);
             break;
-        case Sig::index:
-            cls.def(
-                name,
-                [p](const Array& a, std::optional<int64_t> axis, bool keepdims) {
-                    return call(*p, a, index_axes(axis), keepdims, std::nullopt, 0.0);
-                },
-                nb::arg("axis").none() = nb::none(), nb::arg("keepdims") = false);
-            break;
-        case Sig::moments:
-            cls.def(
-                name,
-                [p](const Array& a, nb::handle axis, nb::handle dtype, double ddof, bool keepdims,
-                    nb::handle correction) {
-                    const double c = correction.is_none() ? ddof : nb::cast<double>(correction);
-                    return call(*p, a, to_axes(axis, "ember.ndarray"), keepdims,
-                                to_opt_dtype(dtype, p->who.c_str()), c);
+        case Sig::dtype:
+            def(
+                [p, array](nb::handle x, nb::handle axis, nb::handle dtype, nb::handle out,
+                           bool keepdims) {
+                    const char* who = p->who.c_str();
+                    return finish(*p,
+                                  call(*p, array(x, who), to_axes(axis, who), keepdims,
+                                       to_opt_dtype(dtype, who), 0.0),
+                                  out);
                 },
                 nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
-                nb::arg("ddof") = 0.0, nb::arg("keepdims") = false, nb::kw_only(),
+                nb::arg("out").none() = nb::none(), nb::arg("keepdims") = false);
+            break;
+        case Sig::index:
+            def(
+                [p, array](nb::handle x, nb::handle axis, nb::handle out, bool keepdims) {
+                    const char* who = p->who.c_str();
+                    return finish(
+                        *p,
+                        call(*p, array(x, who), index_axes(axis, who), keepdims, std::nullopt, 0.0),
+                        out);
+                },
+                nb::arg("axis").none() = nb::none(), nb::arg("out").none() = nb::none(),
+                nb::kw_only(), nb::arg("keepdims") = false);
+            break;
+        case Sig::moments:
+            def(
+                [p, array](nb::handle x, nb::handle axis, nb::handle dtype, nb::handle out,
+                           nb::handle ddof, bool keepdims, nb::handle correction) {
+                    const char* who = p->who.c_str();
+                    return finish(
+                        *p,
+                        call(*p, array(x, who), to_axes(axis, who), keepdims,
+                             to_opt_dtype(dtype, who), correction_of(correction, ddof, who)),
+                        out);
+                },
+                nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
+                nb::arg("out").none() = nb::none(), nb::arg("ddof").none() = nb::none(),
+                nb::arg("keepdims") = false, nb::kw_only(),
                 nb::arg("correction").none() = nb::none());
             break;
     }
@@ -193,7 +205,7 @@ void def_method(nb::class_<Array>& cls, const Entry& e) {
 
 void bind_reductions(nb::module_& m) {
     for (const Entry& e : entries())
-        def_function(m, e);
+        def_entry(m, e);
     m.def(
         "reductions",
         [] {
@@ -213,7 +225,7 @@ void bind_reductions(nb::module_& m) {
 
 void bind_reduction_methods(nb::class_<Array>& cls) {
     for (const Entry& e : entries())
-        def_method(cls, e);
+        def_entry(cls, e);
 }
 
 }  // namespace ember::python

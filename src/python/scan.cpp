@@ -1,4 +1,6 @@
 // Bindings of the scans (cumsum, cumprod) and of mask compaction (nonzero, flatnonzero).
+#include <string>
+
 #include <nanobind/stl/vector.h>
 
 #include "python/common.hpp"
@@ -10,7 +12,12 @@ using namespace nb::literals;
 void bind_scan(nb::module_& m) {
     auto axis_of = [](nb::handle axis) {
         std::optional<int64_t> ax;
-        if (!axis.is_none()) ax = nb::cast<int64_t>(axis);
+        if (!axis.is_none()) {
+            if (!PyLong_Check(axis.ptr()) && !nb::hasattr(axis, "__index__"))
+                throw TypeError(std::string("ember.cumsum: axis must be an integer or None, got ") +
+                                nb::type_name(axis.type()).c_str());
+            ax = (*to_axes(axis, "ember.cumsum"))[0];
+        }
         return ax;
     };
     m.def(
