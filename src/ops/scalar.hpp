@@ -112,8 +112,7 @@ EMBER_HD inline bool isnan_(T a) {
         return false;
 }
 
-// NumPy orders complex numbers lexicographically; a NaN imaginary part makes the real parts'
-// order unordered too (NumPy: (1+nanj) < 2 is false).
+// NumPy's lexicographic order of complex numbers; a NaN imaginary part leaves them unordered.
 template <class T>
 EMBER_HD inline bool lt_(T a, T b) {
     if constexpr (is_complex_v<T>)
@@ -199,9 +198,8 @@ EMBER_HD inline T int_mod(T a, T b) {
         return T(a % b);
     }
 }
-// Python's divmod for floats (the sign of the remainder follows the divisor). An infinite
-// operand follows the Array API standard rather than Python and NumPy: inf // 2 is inf (NumPy:
-// nan) and 1 // -inf is -0 (NumPy: -1), which the quotient a / b already is.
+// Python's divmod for floats (the sign of the remainder follows the divisor); an infinite operand
+// gives the standard's a / b (inf // 2 is inf, 1 // -inf is -0), not NumPy's nan and -1.
 template <class T>
 EMBER_HD inline T float_floor_div(T a, T b) {
     if (b == T(0) || isinf_(a) || isinf_(b)) return a / b;
@@ -300,9 +298,7 @@ struct op_pow {
     template <class T>
     EMBER_HD static T apply(T a, T b) {
         if constexpr (is_int_v<T>) {
-            // NumPy raises for negative exponents, and so does the front-end (it checks the
-            // exponent first); should one get here, follow the integer limit (1 and -1 keep
-            // their powers, everything else truncates to 0).
+            // The front-end raises for negative exponents (NumPy's rule); the limit otherwise.
             if constexpr (std::is_signed_v<T>) {
                 if (b < 0) {
                     if (a == 1) return T(1);
@@ -508,8 +504,7 @@ struct op_square {
 struct op_reciprocal {
     template <class T>
     EMBER_HD static T apply(T a) {
-        // Integer 1/0 as NumPy gives it (its loop converts 1.0 / 0 = inf to the type the x86
-        // way): the most negative value for 32- and 64-bit signed types, 0 otherwise.
+        // Integer 1/0 as NumPy's x86 conversion of inf: INT_MIN for 32/64-bit signed, else 0.
         if constexpr (is_int_v<T>)
             return a == 0 ? ((std::is_signed_v<T> && sizeof(T) >= 4) ? limits<T>::min() : T(0))
                           : T(T(1) / a);
@@ -569,18 +564,16 @@ EMBER_MATH_UNARY(acosh, acosh)
 EMBER_MATH_UNARY(atanh, atanh)
 #undef EMBER_MATH_UNARY
 
-// Complex tanh: the standard's special values (C99's ctanh, except that tanh(inf + iy) is
-// 1 + copysign(0, y) i, where C libraries take the sign of sin(2y)), then the math library's.
+// Complex tanh: the standard's special values (C's ctanh but tanh(inf + iy) = 1 + copysign(0, y)i).
 struct op_tanh {
     template <class T>
     EMBER_HD static T apply(T a) {
         if constexpr (is_complex_v<T>) {
             using R = real_t<T>;
             const R x = a.real(), y = a.imag();
-            const R nan = limits<R>::quiet_NaN();
             if (isinf_(x)) return T(copysign(R(1), x), copysign(R(0), y));
-            if (x != x) return y == R(0) ? a : T(nan, nan);
-            if (y - y != R(0)) return T(x == R(0) ? x : nan, nan);  // y infinite or NaN
+            if (x != x) return y == R(0) ? a : T(x, x);
+            if (y - y != R(0)) return T(x == R(0) ? x : y - y, y - y);  // y infinite or NaN
         }
         return tanh(a);
     }
@@ -590,10 +583,8 @@ struct op_expm1 {
     template <class T>
     EMBER_HD static T apply(T a) {
         if constexpr (is_complex_v<T>) {
-            // exp(x+iy) - 1 = (expm1(x) cos y - 2 sin^2(y/2)) + i exp(x) sin y, accurate near 0.
-            // The standard's special values (C99's cexp, less 1): a zero y stays (inf + 0j is
-            // inf + 0j, not inf * 0 = NaN), and an infinite x with y infinite or NaN is -1 + 0j
-            // or inf + NaN j.
+            // exp(x+iy) - 1 = (expm1(x) cos y - 2 sin^2(y/2)) + i exp(x) sin y, accurate near 0;
+            // special values as the standard's (C's cexp less 1): inf + 0j stays inf + 0j.
             using R = real_t<T>;
             R x = a.real(), y = a.imag();
             if (y == R(0)) return T(expm1(x) + R(0), y);  // + 0: expm1(-0 + 0j) is +0 + 0j
@@ -753,8 +744,7 @@ struct op_isfinite {
 };
 
 // ---- extrema (NaN propagates, like np.maximum) ------------------------------------------------
-// Of two equal reals (+0 and -0) the second wins, as in NumPy's float32/float64 loops (and its
-// max/min reductions, where the later element wins); of two equal complex numbers, the first.
+// On a tie of reals (+0, -0) the second wins (NumPy's float32/64 loops); of complex, the first.
 struct op_maximum {
     template <class T>
     EMBER_HD static T apply(T a, T b) {
@@ -785,20 +775,15 @@ struct op_minimum {
         }
     }
 };
-// x itself where it equals a bound (-0.0 clipped to [0, 1] stays -0.0), as NumPy's loop for
-// scalar bounds and its float16 loop give it; NaN propagates from x, then from the bounds.
+// x wins a tie with a bound (NumPy's loop for scalar bounds); NaN propagates from x, then bounds.
 struct op_clip {
     template <class T>
     EMBER_HD static T apply(T x, T lo, T hi) {
-        if constexpr (is_bool_v<T>) {
-            return op_minimum::apply(op_maximum::apply(x, lo), hi);
-        } else {
-            if (isnan_(x)) return x;
-            if (isnan_(lo)) return lo;
-            const T r = lt_(x, lo) ? lo : x;
-            if (isnan_(hi)) return hi;
-            return lt_(hi, r) ? hi : r;
-        }
+        if (isnan_(x)) return x;
+        if (isnan_(lo)) return lo;
+        const T r = lt_(x, lo) ? lo : x;
+        if (isnan_(hi)) return hi;
+        return lt_(hi, r) ? hi : r;
     }
 };
 
