@@ -111,6 +111,8 @@ del _name, _cls
 # Every elementwise op of the C++ op table, under its Array API name.
 _ELEMENTWISE = [name for name, _ in _core.elementwise_ops()]
 globals().update({name: getattr(_core, name) for name in _ELEMENTWISE})
+# Rows whose Python wrapper adds NumPy's signature and argument rules.
+from ._math import clip  # noqa: E402
 
 # Every reduction of the C++ reduction table (sum, prod, max, ..., argmax, argmin); mean, var and
 # std, composed from them, are imported above.

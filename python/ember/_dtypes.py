@@ -38,22 +38,34 @@ _KIND_RANK = {"b": 0, "u": 1, "i": 2, "f": 3, "c": 4}
 _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 
 
+def _cast_dtype(x, who, what):
+    """The dtype of a dtype-like, an ember or NumPy array, or a NumPy scalar."""
+    if isinstance(x, bool | int | float | complex):
+        raise TypeError(
+            f"{who}: {what} must be a dtype or an array, got the Python scalar {x!r} (as in "
+            "NumPy 2: the answer would depend on the value; use result_type instead)"
+        )
+    if not isinstance(x, _core.dtype | str | type) and hasattr(x, "dtype"):
+        x = x.dtype
+    return _core.dtype(x)
+
+
 def can_cast(from_, to, /, casting="safe"):
     """Whether `from_` (a dtype or array) casts to `to` under NumPy's `casting` rule: "safe"
     (without loss, the Array API's meaning), "same_kind" (also downcasts within a kind, and to a
     higher kind), "no"/"equiv" (the same dtype), "unsafe" (always)."""
+    who = "ember.can_cast"
     if casting not in _CASTINGS:
-        raise ValueError(f"ember.can_cast: casting must be one of {_CASTINGS}, got {casting!r}")
+        raise ValueError(f"{who}: casting must be one of {_CASTINGS}, got {casting!r}")
+    f, t = _cast_dtype(from_, who, "from_"), _cast_dtype(to, who, "to")
     if casting == "unsafe":
-        _core._can_cast(from_, to)  # the arguments are still checked
         return True
-    safe = _core._can_cast(from_, to)
-    f = from_.dtype if isinstance(from_, ndarray) else _core.dtype(from_)
     if casting in ("no", "equiv"):
-        return safe and f == to
+        return f == t
+    safe = bool(_core._can_cast(f, t))
     if casting == "safe" or safe:
         return safe
-    return _KIND_RANK[f.kind] <= _KIND_RANK[to.kind]
+    return _KIND_RANK[f.kind] <= _KIND_RANK[t.kind]
 
 
 @dataclass(frozen=True)

@@ -68,13 +68,29 @@ def ix_(*args):
     return tuple(out)
 
 
+_INTP_MAX = 2**63 - 1
+
+
+def _checked_dims(dims, who):
+    """dims as ints whose product fits NumPy's intp (NumPy's ValueError otherwise)."""
+    dims = tuple(operator.index(d) for d in dims)
+    if any(d > _INTP_MAX for d in dims):
+        raise ValueError(f"{who}: Maximum allowed dimension exceeded (dims={dims})")
+    if math.prod(d for d in dims if d > 0) > _INTP_MAX:
+        raise ValueError(
+            f"{who}: invalid dims: array size defined by dims is larger than the maximum "
+            f"possible size (dims={dims})"
+        )
+    return dims
+
+
 def unravel_index(indices, shape, order="C"):
     """The coordinate arrays of flat indices in an array of `shape`."""
     who = "ember.unravel_index"
     idx = _asarray(indices)
     if idx.dtype.kind not in "iu":
         raise TypeError(f"{who}: indices must be integers, got dtype {idx.dtype}")
-    dims = tuple(operator.index(d) for d in (shape if hasattr(shape, "__len__") else (shape,)))
+    dims = _checked_dims(shape if hasattr(shape, "__len__") else (shape,), who)
     total = math.prod(dims)
     if idx.size and (int(_core.min(idx).item()) < 0 or int(_core.max(idx).item()) >= total):
         raise ValueError(f"{who}: an index is out of bounds for an array of size {total}")
@@ -92,7 +108,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     """The flat indices of coordinate arrays in an array of shape `dims` (mode 'raise',
     'wrap' or 'clip')."""
     who = "ember.ravel_multi_index"
-    dims = tuple(operator.index(d) for d in dims)
+    dims = _checked_dims(dims, who)
     coords = [_asarray(c).astype(_core.int64) for c in multi_index]
     if len(coords) != len(dims):
         raise ValueError(f"{who}: {len(coords)} coordinate arrays for {len(dims)} dimensions")

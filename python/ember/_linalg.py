@@ -79,7 +79,8 @@ def vdot(a, b):
     a, b = _arr(a), _arr(b)
     if a.size != b.size:
         raise ValueError(f"ember.vdot: vectors have different lengths ({a.size} and {b.size})")
-    return matmul(conj(a).reshape(-1), b.reshape(-1))
+    a = conj(a) if a.dtype.kind == "c" else a  # conj of bool would be int8
+    return matmul(a.reshape(-1), b.reshape(-1))
 
 
 def outer(a, b):
@@ -152,7 +153,10 @@ def vecdot(x1, x2, /, *, axis=-1):
     n1, n2 = x1.shape[axis] if x1.ndim else None, x2.shape[axis] if x2.ndim else None
     if x1.ndim == 0 or x2.ndim == 0 or n1 != n2:
         raise ValueError(f"ember.vecdot: axis {axis} must exist and match ({n1} and {n2})")
-    return _sum(conj(x1) * x2, axis=axis)
+    # The promoted dtype, as NumPy's and the standard's (a plain sum would widen small integers).
+    dt = result_type(x1, x2)
+    prod = (conj(x1) if x1.dtype.kind == "c" else x1) * x2
+    return _sum(prod, axis=axis, dtype=dt)
 
 
 def kron(a, b):

@@ -30,6 +30,7 @@ __all__ = [
     "angle",
     "around",
     "cbrt",
+    "clip",
     "convolve",
     "correlate",
     "cross",
@@ -147,8 +148,43 @@ def around(x, decimals=0, out=None):
 
 
 def rint(x, /):
-    """Rounds to the nearest integer, halves to even (NumPy's rint: round)."""
-    return _core.round(_asarray(x))
+    """Rounds to the nearest integer, halves to even. A float-only ufunc in NumPy: integers
+    give NumPy's float loop type (int8 -> float16), unlike round, which keeps them."""
+    return _core.round(_inexact(_asarray(x)))
+
+
+def clip(x, /, min=None, max=None, out=None, *, a_min=None, a_max=None):
+    """x limited to [min, max]; a missing bound is no bound. The standard's clip(x, /, min, max)
+    and NumPy's clip(a, a_min, a_max, out) (positional, or a_min=/a_max= by keyword). A Python
+    int bound beyond an integer x's range is no bound (NumPy 2: clip(uint8, -1, 0) is legal)."""
+    who = "ember.clip"
+    if a_min is not None:
+        if min is not None:
+            raise TypeError(f"{who}: got both min and a_min; pass only one")
+        min = a_min
+    if a_max is not None:
+        if max is not None:
+            raise TypeError(f"{who}: got both max and a_max; pass only one")
+        max = a_max
+    x = _asarray(x)
+    if x.dtype.kind in "iu":
+        info = _np.iinfo(str(x.dtype))
+        if type(min) is int and min <= info.min:
+            min = None
+        if type(max) is int and max >= info.max:
+            max = None
+    r = _core.clip(x, min, max)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def _method_clip(self, min=None, max=None, out=None, **kwargs):
+    return clip(self, min, max, out, **kwargs)
+
+
+_core.ndarray.clip = _method_clip
 
 
 def fix(x, /):
@@ -204,8 +240,14 @@ def exp2(x, /):
 def logaddexp2(x1, x2, /):
     """log2(2**x1 + 2**x2) without overflow."""
     x1, x2 = _inexact(_asarray(x1)), _inexact(_asarray(x2))
+    dt = result_type(x1, x2)
+    # computed in float32 for the half types (as NumPy's loops are): x * ln2 would round first
+    work = _core.float32 if str(dt) in ("float16", "bfloat16") else dt
+    x1 = x1 if x1.dtype == work else x1.astype(work)
+    x2 = x2 if x2.dtype == work else x2.astype(work)
     ln2 = math.log(2.0)
-    return _core.logaddexp(x1 * ln2, x2 * ln2) / ln2
+    r = _core.logaddexp(x1 * ln2, x2 * ln2) / ln2
+    return r if r.dtype == dt else r.astype(dt)
 
 
 def fmax(x1, x2, /):

@@ -61,6 +61,33 @@ bool is_comparison(ops::OpId op) {
            op == OpId::less_equal || op == OpId::greater || op == OpId::greater_equal;
 }
 
+// x ** 0.5 with a Python float: NumPy's power loops (float32/float64) and its ** operator
+// (float16 too) take the square root for a scalar exponent of 0.5, so (-inf) ** 0.5 is NaN and
+// (-0.0) ** 0.5 is -0.0 where C's pow (and the standard, for arrays) give inf and 0.
+bool is_sqrt_power(std::span<const Operand> xs) {
+    if (xs[0].is_scalar || !xs[1].is_scalar) return false;
+    const Scalar& e = xs[1].scalar;
+    return e.weak == WeakKind::floating && e.c.real() == 0.5 && is_floating(xs[0].dtype());
+}
+
+// NumPy's integer power raises for a negative exponent (whatever the base). A scalar exponent
+// is checked here; an array exponent costs one reduction and one synchronization (on a GPU too),
+// paid only by integer powers with a signed integer array as exponent.
+void check_int_power(std::span<const Operand> xs, DType loop, const Shape& shape) {
+    if (kind(loop) != Kind::signed_int) return;
+    const Operand& e = xs[1];
+    bool negative = false;
+    if (e.is_scalar) {
+        const Scalar& s = e.scalar;
+        negative = (s.weak == WeakKind::integer || kind(s.dtype) == Kind::signed_int) &&
+                   s.dtype != DType::uint64 && s.i < 0;
+    } else if (kind(e.dtype()) == Kind::signed_int && numel(shape) > 0 && e.array().size() > 0) {
+        negative = any(less(e.array(), Operand(Scalar(0)))).item<bool>();
+    }
+    if (negative)
+        throw ValueError("ember.pow: Integers to negative integer powers are not allowed.");
+}
+
 bool fits(const Scalar& s, DType t) {
     if (s.weak != WeakKind::integer || !is_integer(t)) return true;
     const IInfo ii = iinfo(t);
@@ -132,6 +159,45 @@ const LoopChoice& loop_for(ops::OpId op, DType t) {
     return table[size_t(op)][size_t(t)];
 }
 
+// NumPy's loop search over inputs of several dtypes: the first loop every input casts to safely,
+// each input taken with the weak scalars' kind (NEP 50: a Python float makes an integer input
+// float64). It differs from the loop of the promoted dtype when that is not the smallest common
+// loop: int8 and uint8 promote to int16 (whose float loop is float32), but both cast to float16.
+LoopChoice loop_for_inputs(ops::OpId op, std::span<const Operand> xs) {
+    static const auto casts_to = [] {
+        std::array<uint32_t, num_dtypes> m{};
+        for (int i = 0; i < num_dtypes; ++i)
+            for (int j = 0; j < num_dtypes; ++j)
+                if (can_cast(DType(i), DType(j))) m[size_t(i)] |= ops::bit(DType(j));
+        return m;
+    }();
+    WeakKind w = WeakKind::none;
+    for (const Operand& x : xs)
+        if (x.is_scalar && x.scalar.weak != WeakKind::none && int(x.scalar.weak) > int(w))
+            w = x.scalar.weak;
+    uint32_t ok = ops::info(op).loops;
+    for (const Operand& x : xs)
+        if (!x.is_scalar || x.scalar.weak == WeakKind::none)
+            ok &= casts_to[size_t(promote_weak(x.dtype(), w))];
+    for (DType d : loop_order)
+        if (ok & ops::bit(d)) return {d, true};
+    return {};
+}
+
+// Whether the strong operands have more than one dtype (only then can the loop search over
+// the inputs differ from the loop of their promoted dtype).
+bool mixed_dtypes(std::span<const Operand> xs) {
+    const Operand* first = nullptr;
+    for (const Operand& x : xs) {
+        if (x.is_scalar && x.scalar.weak != WeakKind::none) continue;
+        if (!first)
+            first = &x;
+        else if (x.dtype() != first->dtype())
+            return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 OpTypes resolve_op_types(ops::OpId op, std::span<const Operand> xs) {
@@ -142,7 +208,13 @@ OpTypes resolve_op_types(ops::OpId op, std::span<const Operand> xs) {
         throw TypeError(who(op) + ": not supported for boolean inputs (dtype bool)");
     if ((oi.flags & ops::F_INT_TO_F64) && !is_inexact(t)) t = DType::float64;
     if ((oi.flags & ops::F_BOOL_FLOAT) && t == DType::bool_) t = DType::float16;
-    const LoopChoice& c = loop_for(op, t);
+    LoopChoice c = loop_for(op, t);
+    // Several input dtypes without a loop of their promoted dtype (integers into a float-only
+    // op): NumPy's search over the inputs may find a smaller loop.
+    if (c.ok && c.loop != t && !(oi.flags & ops::F_INT_TO_F64) && mixed_dtypes(xs)) {
+        const LoopChoice d = loop_for_inputs(op, xs);
+        if (d.ok) c = d;
+    }
     if (!c.ok) throw TypeError(who(op) + ": not supported for input dtype " + std::string(name(t)));
     const DType out = oi.out == ops::OutRule::boolean ? DType::bool_
                       : oi.out == ops::OutRule::real  ? real_dtype(c.loop)
@@ -155,6 +227,8 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
     if (int(xs.size()) != oi.arity)
         throw TypeError(who(op) + ": expected " + std::to_string(oi.arity) + " operands, got " +
                         std::to_string(xs.size()));
+    if (op == ops::OpId::pow && is_sqrt_power(xs)) [[unlikely]]
+        return map(ops::OpId::sqrt, xs.first(1), out);
     OpTypes ty = resolve_op_types(op, xs);
     // Python integers beyond the loop type: comparisons answer exactly (as NumPy 2 does) by
     // widening the loop; everything else raises OverflowError.
@@ -190,6 +264,7 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
         }
     }
     const Device dev = first ? first->device() : (out ? out->device() : default_device());
+    if (op == ops::OpId::pow && is_integer(ty.loop)) check_int_power(xs, ty.loop, *shape);
 
     // Operands with autograd state (found above, one null test each) take the recording path.
     const bool record = meta && autograd::detail::should_record_map(xs, out);

@@ -112,20 +112,27 @@ EMBER_HD inline bool isnan_(T a) {
         return false;
 }
 
-// NumPy orders complex numbers lexicographically.
+// NumPy's lexicographic order of complex numbers; a NaN imaginary part leaves them unordered.
 template <class T>
 EMBER_HD inline bool lt_(T a, T b) {
     if constexpr (is_complex_v<T>)
-        return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+        return (a.real() < b.real() && a.imag() == a.imag() && b.imag() == b.imag()) ||
+               (a.real() == b.real() && a.imag() < b.imag());
     else
         return a < b;
 }
 template <class T>
 EMBER_HD inline bool le_(T a, T b) {
     if constexpr (is_complex_v<T>)
-        return a.real() < b.real() || (a.real() == b.real() && a.imag() <= b.imag());
+        return (a.real() < b.real() && a.imag() == a.imag() && b.imag() == b.imag()) ||
+               (a.real() == b.real() && a.imag() <= b.imag());
     else
         return a <= b;
+}
+
+template <class T>
+EMBER_HD inline bool isinf_(T a) {
+    return a == limits<T>::infinity() || a == -limits<T>::infinity();
 }
 
 // ---- arithmetic -------------------------------------------------------------------------------
@@ -191,10 +198,11 @@ EMBER_HD inline T int_mod(T a, T b) {
         return T(a % b);
     }
 }
-// Python's divmod for floats (the sign of the remainder follows the divisor).
+// Python's divmod for floats (the sign of the remainder follows the divisor); an infinite operand
+// gives the standard's a / b (inf // 2 is inf, 1 // -inf is -0), not NumPy's nan and -1.
 template <class T>
 EMBER_HD inline T float_floor_div(T a, T b) {
-    if (b == T(0)) return a / b;
+    if (b == T(0) || isinf_(a) || isinf_(b)) return a / b;
     T mod = fmod(a, b);
     T div = (a - mod) / b;
     if (mod != T(0)) {
@@ -290,8 +298,7 @@ struct op_pow {
     template <class T>
     EMBER_HD static T apply(T a, T b) {
         if constexpr (is_int_v<T>) {
-            // NumPy raises for negative exponents; a kernel cannot, so follow the integer limit
-            // (1 and -1 keep their powers, everything else truncates to 0).
+            // The front-end raises for negative exponents (NumPy's rule); the limit otherwise.
             if constexpr (std::is_signed_v<T>) {
                 if (b < 0) {
                     if (a == 1) return T(1);
@@ -497,8 +504,10 @@ struct op_square {
 struct op_reciprocal {
     template <class T>
     EMBER_HD static T apply(T a) {
+        // Integer 1/0 as NumPy's x86 conversion of inf: INT_MIN for 32/64-bit signed, else 0.
         if constexpr (is_int_v<T>)
-            return a == 0 ? T(0) : T(T(1) / a);
+            return a == 0 ? ((std::is_signed_v<T> && sizeof(T) >= 4) ? limits<T>::min() : T(0))
+                          : T(T(1) / a);
         else
             return T(1) / a;
     }
@@ -550,19 +559,37 @@ EMBER_MATH_UNARY(acos, acos)
 EMBER_MATH_UNARY(atan, atan)
 EMBER_MATH_UNARY(sinh, sinh)
 EMBER_MATH_UNARY(cosh, cosh)
-EMBER_MATH_UNARY(tanh, tanh)
 EMBER_MATH_UNARY(asinh, asinh)
 EMBER_MATH_UNARY(acosh, acosh)
 EMBER_MATH_UNARY(atanh, atanh)
 #undef EMBER_MATH_UNARY
 
+// Complex tanh: the standard's special values (C's ctanh but tanh(inf + iy) = 1 + copysign(0, y)i).
+struct op_tanh {
+    template <class T>
+    EMBER_HD static T apply(T a) {
+        if constexpr (is_complex_v<T>) {
+            using R = real_t<T>;
+            const R x = a.real(), y = a.imag();
+            if (isinf_(x)) return T(copysign(R(1), x), copysign(R(0), y));
+            if (x != x) return y == R(0) ? a : T(x, x);
+            if (y - y != R(0)) return T(x == R(0) ? x : y - y, y - y);  // y infinite or NaN
+        }
+        return tanh(a);
+    }
+};
+
 struct op_expm1 {
     template <class T>
     EMBER_HD static T apply(T a) {
         if constexpr (is_complex_v<T>) {
-            // exp(x+iy) - 1 = (expm1(x) cos y - 2 sin^2(y/2)) + i exp(x) sin y, accurate near 0
+            // exp(x+iy) - 1 = (expm1(x) cos y - 2 sin^2(y/2)) + i exp(x) sin y, accurate near 0;
+            // special values as the standard's (C's cexp less 1): inf + 0j stays inf + 0j.
             using R = real_t<T>;
             R x = a.real(), y = a.imag();
+            if (y == R(0)) return T(expm1(x) + R(0), y);  // + 0: expm1(-0 + 0j) is +0 + 0j
+            if (isinf_(x) && y - y != R(0))
+                return x < R(0) ? T(R(-1), copysign(R(0), y)) : T(x, limits<R>::quiet_NaN());
             R s = sin(y / R(2));
             return T(expm1(x) * cos(y) - R(2) * s * s, exp(x) * sin(y));
         } else {
@@ -717,6 +744,7 @@ struct op_isfinite {
 };
 
 // ---- extrema (NaN propagates, like np.maximum) ------------------------------------------------
+// On a tie of reals (+0, -0) the second wins (NumPy's float32/64 loops); of complex, the first.
 struct op_maximum {
     template <class T>
     EMBER_HD static T apply(T a, T b) {
@@ -725,7 +753,10 @@ struct op_maximum {
         else {
             if (isnan_(a)) return a;
             if (isnan_(b)) return b;
-            return le_(b, a) ? a : b;
+            if constexpr (is_complex_v<T>)
+                return le_(b, a) ? a : b;
+            else
+                return b < a ? a : b;
         }
     }
 };
@@ -737,14 +768,22 @@ struct op_minimum {
         else {
             if (isnan_(a)) return a;
             if (isnan_(b)) return b;
-            return le_(a, b) ? a : b;
+            if constexpr (is_complex_v<T>)
+                return le_(a, b) ? a : b;
+            else
+                return a < b ? a : b;
         }
     }
 };
+// x wins a tie with a bound (NumPy's loop for scalar bounds); NaN propagates from x, then bounds.
 struct op_clip {
     template <class T>
     EMBER_HD static T apply(T x, T lo, T hi) {
-        return op_minimum::apply(op_maximum::apply(x, lo), hi);
+        if (isnan_(x)) return x;
+        if (isnan_(lo)) return lo;
+        const T r = lt_(x, lo) ? lo : x;
+        if (isnan_(hi)) return hi;
+        return lt_(hi, r) ? hi : r;
     }
 };
 

@@ -5,6 +5,9 @@ floating op of the table; integer division by zero, INT_MIN // -1, wrap-around, 
 of range, casts, round-half-to-even, nextafter, copysign, signbit, nan propagation of
 maximum/minimum.
 
+floor_divide with an infinite operand follows the Array API standard (its conformance suite
+checks it) where NumPy follows Python: inf // 2 is inf (NumPy nan), 1 // -inf is -0 (NumPy -1).
+
 Sign of zero is not checked for ``ZERO_SIGN_UNCHECKED``: which zero maximum(-0.0, +0.0) returns is
 implementation-defined (NumPy itself returns the second operand), and NumPy's sign(-0.0) is +0.0
 while the Array API leaves it open.
@@ -66,7 +69,12 @@ def float_ops(arity):
 def _reference(name, args, dtype):
     if name == "nextafter" and dtype in ("bfloat16", "float16"):
         return dtype, nextafter_reference(*args, dtype)
-    return numpy_oracle(numpy_func(name), args, dtype)
+    out_dtype, want = numpy_oracle(numpy_func(name), args, dtype)
+    if name == "floor_divide":
+        # the standard, not NumPy, where an operand is infinite: inf // 2 is inf, 1 // -inf is -0
+        a, b = (np.asarray(v, np.float64) for v in args)
+        want = np.where(np.isinf(a) | np.isinf(b), a / b, want).astype(want.dtype)
+    return out_dtype, want
 
 
 def _check(name, np_args, dtype, device):
