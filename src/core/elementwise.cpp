@@ -190,6 +190,7 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
         }
     }
     const Device dev = first ? first->device() : (out ? out->device() : default_device());
+    if (out) out->check_writeable(who(op).c_str(), "output array");
 
     // Operands with autograd state (found above, one null test each) take the recording path.
     const bool record = meta && autograd::detail::should_record_map(xs, out);
