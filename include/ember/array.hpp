@@ -130,6 +130,15 @@ public:
     bool is_contiguous() const;  // C order
     bool is_f_contiguous() const;
 
+    // NumPy's WRITEABLE flag. Read-only arrays (broadcast views, read-only imports) pass it on
+    // to their views; every write path calls check_writeable, which raises ValueError.
+    bool writeable() const { return !readonly_; }
+    void set_writeable(bool w) { readonly_ = !w; }
+    void check_writeable(const char* who, const char* what = "assignment destination") const {
+        if (readonly_) [[unlikely]]
+            throw_read_only(who, what);
+    }
+
     // ---- views (share storage) ----
     Array view(Shape shape, Strides strides, int64_t offset_delta = 0) const;
     Array reshape(const Shape& shape) const;  // a view when possible, else a copy
@@ -181,15 +190,18 @@ public:
 private:
     // view() without autograd recording (the members that make views record their own node).
     Array raw_view(Shape shape, Strides strides, int64_t offset_delta = 0) const {
-        return Array(storage_, offset_ + offset_delta, std::move(shape), std::move(strides),
-                     dtype_);
+        Array r(storage_, offset_ + offset_delta, std::move(shape), std::move(strides), dtype_);
+        r.readonly_ = readonly_;
+        return r;
     }
+    [[noreturn, gnu::cold]] static void throw_read_only(const char* who, const char* what);
 
     std::shared_ptr<Storage> storage_;
     int64_t offset_ = 0;  // in elements
     Shape shape_;
     Strides strides_;
     DType dtype_ = DType::float32;
+    bool readonly_ = false;
     // Autograd state; null for arrays that never required grad, so ops pay one null test.
     // Mutable: in-place ops attach history to the handle they write through.
     mutable autograd::MetaPtr grad_meta_;

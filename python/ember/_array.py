@@ -121,7 +121,100 @@ def asnumpy(x):
         v = v.view(_bfloat16())
     elif v.dtype.char in "qQ":  # DLPack gives long long; NumPy's default int is long
         v = v.view(_np.int64 if v.dtype.char == "q" else _np.uint64)
+    if not x._writeable:  # a view of a read-only array is read-only in NumPy too
+        v.flags.writeable = False
     return v
+
+
+class flagsobj:
+    """NumPy's ``ndarray.flags`` for an ember array: the layout flags, and WRITEABLE, which can
+    be set (views of a read-only array are read-only; ``broadcast_to`` views are read-only).
+    OWNDATA is true for an array that spans the whole of a block ember allocated (ember keeps
+    no ``base``, so an unchanged full view of such a block reads as owning it too)."""
+
+    __slots__ = ("_a",)
+    _keys = {
+        "C": "c_contiguous",
+        "C_CONTIGUOUS": "c_contiguous",
+        "CONTIGUOUS": "c_contiguous",
+        "F": "f_contiguous",
+        "F_CONTIGUOUS": "f_contiguous",
+        "FORTRAN": "f_contiguous",
+        "O": "owndata",
+        "OWNDATA": "owndata",
+        "W": "writeable",
+        "WRITEABLE": "writeable",
+        "A": "aligned",
+        "ALIGNED": "aligned",
+        "X": "writebackifcopy",
+        "WRITEBACKIFCOPY": "writebackifcopy",
+    }
+
+    def __init__(self, a):
+        self._a = a
+
+    def _contiguous(self, dims):
+        a = self._a
+        if 0 in a.shape:
+            return True
+        expect = a.itemsize
+        for d in dims:
+            if a.shape[d] != 1:
+                if a.strides[d] != expect:
+                    return False
+                expect *= a.shape[d]
+        return True
+
+    @property
+    def c_contiguous(self):
+        return self._contiguous(range(self._a.ndim - 1, -1, -1))
+
+    @property
+    def f_contiguous(self):
+        return self._contiguous(range(self._a.ndim))
+
+    @property
+    def owndata(self):
+        return self._a._owndata
+
+    @property
+    def writeable(self):
+        return self._a._writeable
+
+    @writeable.setter
+    def writeable(self, value):
+        self._a._writeable = builtins.bool(value)
+
+    aligned = property(lambda self: True)
+    writebackifcopy = property(lambda self: False)
+    contiguous = c_contiguous
+    fortran = f_contiguous
+
+    def _name(self, key):
+        name = self._keys.get(key.upper()) if isinstance(key, str) else None
+        if name is None:
+            raise KeyError(f"ember.ndarray.flags: unknown flag {key!r}")
+        return name
+
+    def __getitem__(self, key):
+        return getattr(self, self._name(key))
+
+    def __setitem__(self, key, value):
+        if self._name(key) != "writeable":
+            raise ValueError(f"ember.ndarray.flags: cannot set flag {key!r}")
+        self.writeable = value
+
+    def __eq__(self, other):
+        if not isinstance(other, flagsobj):
+            return NotImplemented
+        names = set(self._keys.values())
+        return all(getattr(self, k) == getattr(other, k) for k in names)
+
+    __hash__ = None
+
+    def __repr__(self):
+        rows = ("C_CONTIGUOUS", "F_CONTIGUOUS", "OWNDATA", "WRITEABLE", "ALIGNED")
+        return "\n".join(f"  {k} : {self[k]}" for k in rows + ("WRITEBACKIFCOPY",)) + "\n"
 
 
 def _array(self, dtype=None, copy=None):
@@ -223,6 +316,7 @@ _core.Device.__copy__ = lambda self: self
 _core.Device.__deepcopy__ = lambda self, memo: self
 
 ndarray.__array__ = _array
+ndarray.flags = property(flagsobj, doc="NumPy's array flags (WRITEABLE can be set).")
 ndarray.__cuda_array_interface__ = property(_cuda_array_interface)
 ndarray.record_stream = _record_stream
 ndarray.__repr__ = _repr

@@ -31,9 +31,74 @@ __all__ = [
     "putmask",
     "ravel_multi_index",
     "select",
+    "take",
     "take_along_axis",
     "unravel_index",
 ]
+
+
+# ---- take -------------------------------------------------------------------------------------
+
+_take = _core.take
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """Elements of `a` at integer `indices` along `axis` (of the flattened `a` for None).
+    ``mode``: 'raise' (out-of-range indices raise IndexError; negative ones count from the end),
+    'wrap' (indices wrap around) or 'clip' (clipped to the range; negative ones become 0). With
+    `out`, the result is written there and `out` returned."""
+    who = "ember.take"
+    x = _asarray(a)
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"{who}: mode must be one of 'raise', 'wrap' or 'clip' (got {mode!r})")
+    if isinstance(indices, list | tuple) and len(indices) == 0:
+        indices = _core.zeros(0, dtype=_core.int64, device=x.device)  # NumPy's reading of []
+    if mode != "raise":
+        if axis is None:
+            n = x.size
+        else:
+            ax = operator.index(axis)
+            n = x.shape[ax] if -x.ndim <= ax < x.ndim else None  # None: take raises AxisError
+        if n is not None:
+            if isinstance(indices, int) and not isinstance(indices, builtins.bool):
+                idx = indices
+                if n == 0:
+                    raise IndexError(f"{who}: cannot do a non-empty take from an empty axis")
+                indices = idx % n if mode == "wrap" else builtins.min(builtins.max(idx, 0), n - 1)
+            else:
+                idx = (
+                    indices
+                    if isinstance(indices, _core.ndarray)
+                    else asarray(indices, device=x.device)
+                )
+                if idx.dtype.kind in "iu" and idx.size:
+                    if n == 0:
+                        raise IndexError(f"{who}: cannot do a non-empty take from an empty axis")
+                    if mode == "wrap":
+                        indices = _core.remainder(idx.astype(_core.int64), n)
+                    else:
+                        indices = _core.clip(idx.astype(_core.int64), 0, n - 1)
+                else:
+                    indices = idx
+    r = _take(x, indices, axis)
+    if out is None:
+        return r
+    if not isinstance(out, _core.ndarray):
+        raise TypeError(f"{who}: out must be an ember array, got {type(out).__name__}")
+    if tuple(out.shape) != tuple(r.shape):
+        raise ValueError(
+            f"{who}: output array has shape {tuple(out.shape)} but the result has shape "
+            f"{tuple(r.shape)}"
+        )
+    out[...] = r
+    return out
+
+
+def _method_take(self, indices, axis=None, out=None, mode="raise"):
+    return take(self, indices, axis, out, mode)
+
+
+_core.ndarray.take = _method_take
 
 
 # ---- index arrays ---------------------------------------------------------------------------
@@ -296,6 +361,8 @@ def put_along_axis(arr, indices, values, axis):
 def _flat_view(a, who):
     if not isinstance(a, _core.ndarray):
         raise TypeError(f"{who}: expected an ember array, got {type(a).__name__}")
+    if not a.flags.writeable:
+        raise ValueError(f"{who}: assignment destination is read-only")
     flat = a.reshape((-1,))
     if a.size and (flat.strides[0] != a.itemsize or not may_share_memory(flat, a)):
         raise ValueError(f"{who}: the array must be C-contiguous")

@@ -44,6 +44,7 @@ __all__ = [
     "pad",
     "ravel",
     "repeat",
+    "reshape",
     "resize",
     "roll",
     "rollaxis",
@@ -86,9 +87,90 @@ def _axes(axis, ndim, who):
     return out
 
 
-def ravel(x, /):
-    """The elements in C order as a 1-D array (a view when possible)."""
-    return _asarray(x).reshape(-1)
+_ORDERS = ("C", "F", "A", "K")
+_reshape_c = _core.reshape  # C order, the Array API's reshape (a view when possible)
+_method_reshape_c = _core.ndarray.reshape
+
+
+def _order(order, who):
+    if order is None:
+        return "C"
+    if not isinstance(order, str) or order.upper() not in _ORDERS:
+        raise ValueError(f"{who}: order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    return order.upper()
+
+
+def _reverse(x):
+    return _core.permute_dims(x, tuple(range(x.ndim - 1, -1, -1)))
+
+
+def _reshape(x, shape, order, copy, who):
+    order = _order(order, who)
+    if order == "K":
+        raise ValueError(f"{who}: order 'K' is not permitted for reshaping")
+    if order == "A":
+        order = "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
+    if order == "C":
+        return _reshape_c(x, shape, copy=copy)
+    # Fortran order: the C-order reshape of the reversed axes, reversed back.
+    dims = (shape,) if isinstance(shape, int) or not hasattr(shape, "__len__") else shape
+    return _reverse(_reshape_c(_reverse(x), tuple(reversed(tuple(dims))), copy=copy))
+
+
+def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
+    """A view with a new shape when possible, else a copy (``copy=False``: a view or
+    ValueError). ``order`` 'C' reads and writes the elements in C order, 'F' in Fortran order,
+    'A' in Fortran order when the array is Fortran- and not C-contiguous."""
+    who = "ember.reshape"
+    if newshape is not None:
+        if shape is not None:
+            raise TypeError(f"{who}: you cannot specify 'newshape' and 'shape' together")
+        shape = newshape
+    if shape is None:
+        raise TypeError(f"{who}: missing the required argument 'shape'")
+    return _reshape(_asarray(a), shape, order, copy, who)
+
+
+def _method_reshape(self, *shape, order="C", copy=None):
+    if order == "C" or order is None:
+        return _method_reshape_c(self, *shape, copy=copy)
+    return _reshape(
+        self, shape[0] if len(shape) == 1 else shape, order, copy, "ember.ndarray.reshape"
+    )
+
+
+def _memory_order(x):
+    """x's axes permuted to memory order (NumPy's 'K': by decreasing absolute stride, ties in
+    C order; a negative stride keeps its axis's logical order)."""
+    perm = sorted(range(x.ndim), key=lambda d: -abs(x.strides[d]))
+    return _core.permute_dims(x, tuple(perm)) if perm != list(range(x.ndim)) else x
+
+
+def ravel(x, /, order="C"):
+    """The elements as a 1-D array (a view when possible), read in `order`: 'C', 'F', 'A' (F for
+    a Fortran- and not C-contiguous array) or 'K' (memory order)."""
+    x = _asarray(x)
+    order = _order(order, "ember.ravel")
+    if order == "A":
+        order = "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
+    if order == "F":
+        x = _reverse(x)
+    elif order == "K":
+        x = _memory_order(x)
+    return _reshape_c(x, -1)
+
+
+def _method_ravel(self, order="C"):
+    return ravel(self, order)
+
+
+def _method_flatten(self, order="C"):
+    return ravel(self, order).copy()
+
+
+_core.ndarray.reshape = _method_reshape
+_core.ndarray.ravel = _method_ravel
+_core.ndarray.flatten = _method_flatten
 
 
 def flip(x, /, *, axis=None):
@@ -292,14 +374,16 @@ def dsplit(x, indices_or_sections, /):
 
 
 def broadcast_arrays(*arrays):
-    """The arrays broadcast against each other (views)."""
+    """The arrays broadcast against each other: the ones already of the common shape as they
+    are, the others as read-only views (NumPy makes those warn on write and plans read-only;
+    a write would land on repeated elements)."""
     xs = [_asarray(a) for a in arrays]
     try:
         shape = _np.broadcast_shapes(*(tuple(x.shape) for x in xs))
     except ValueError:
         shapes = ", ".join(str(tuple(x.shape)) for x in xs)
         raise ValueError(f"ember.broadcast_arrays: shapes {shapes} do not broadcast") from None
-    return [_core.broadcast_to(x, shape) for x in xs]
+    return [x if tuple(x.shape) == shape else _core.broadcast_to(x, shape) for x in xs]
 
 
 def _pad_widths(pad_width, ndim):

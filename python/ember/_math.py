@@ -437,8 +437,9 @@ def i0(x, /):
 # ---- sums, products and differences ---------------------------------------------------------
 
 
-def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
-    """The `n`-th discrete difference along `axis` (``x[1:] - x[:-1]``, repeated)."""
+def diff(x, /, n=1, axis=-1, prepend=None, append=None):
+    """The `n`-th discrete difference along `axis` (``x[1:] - x[:-1]``, repeated; for booleans
+    ``x[1:] != x[:-1]``, as NumPy). NumPy's positional order (n, axis)."""
     x = _asarray(x)
     if x.ndim == 0:
         raise ValueError("ember.diff: the array must have at least 1 dimension")
@@ -460,8 +461,11 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     if len(parts) > 1:
         x = concat(parts, axis=d)
     lead = (slice(None),) * d
+    op = _core.not_equal if x.dtype == _core.bool else _core.subtract
     for _ in range(n):
-        x = x[lead + (slice(1, None),)] - x[lead + (slice(None, -1),)]
+        x = op(x[lead + (slice(1, None),)], x[lead + (slice(None, -1),)])
+        if x.shape[d] == 0:  # every further difference is this empty array
+            break
     return x
 
 

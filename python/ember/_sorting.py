@@ -39,7 +39,9 @@ def _check_kind(kind, order, who):
         raise ValueError(f"{who}: order is only for structured arrays, which ember does not have")
 
 
-def _sort_args(x, axis, who):
+def _sort_args(x, axis, who, zero_d_as_1d=False):
+    """(x, axis) to sort along. NumPy's argsort and argpartition read a 0-d array as 1-d (one
+    element, axis 0 or -1); sort and partition raise AxisError for it unless axis is None."""
     x = _asarray(x)
     if axis is None:
         return x.reshape(-1), -1
@@ -48,7 +50,9 @@ def _sort_args(x, axis, who):
     except TypeError:
         raise TypeError(f"{who}: axis must be an integer or None, got {axis!r}") from None
     if x.ndim == 0:
-        raise _core.AxisError(f"{who}: axis {a} is out of bounds for a 0-dimensional array")
+        if not zero_d_as_1d:
+            raise _core.AxisError(f"{who}: axis {a} is out of bounds for array of dimension 0")
+        x = x.reshape(1)
     return x, _axis(a, x.ndim, who)
 
 
@@ -67,7 +71,7 @@ def argsort(x, /, axis=-1, kind=None, order=None, *, descending=False, stable=Tr
     their input order, also with ``descending=True``). Not differentiable (integer output)."""
     who = "ember.argsort"
     _check_kind(kind, order, who)
-    x, a = _sort_args(x, axis, who)
+    x, a = _sort_args(x, axis, who, zero_d_as_1d=True)
     return _core._argsort(x, a, builtins.bool(descending), builtins.bool(stable))
 
 
@@ -156,7 +160,7 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     if kind != "introselect":
         raise ValueError(f"{who}: kind must be 'introselect', got {kind!r}")
     _check_kind(None, order, who)
-    x, ax = _sort_args(a, axis, who)
+    x, ax = _sort_args(a, axis, who, zero_d_as_1d=True)
     _check_kth(kth, x.shape[ax], who)
     return _core._argsort(x, ax, False, True)
 

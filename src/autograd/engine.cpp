@@ -682,7 +682,7 @@ void Array::retain_grad() const {
 
 bool Array::retains_grad() const { return grad_meta_ && grad_meta_->retains_grad; }
 
-Array Array::detach() const { return Array(storage_, offset_, shape_, strides_, dtype_); }
+Array Array::detach() const { return raw_view(shape_, strides_); }
 
 void Array::backward() const { backward(Array()); }
 

@@ -338,6 +338,8 @@ Array index(const Array& x, std::span<const IndexItem> items) {
 
 void index_assign(const Array& x, std::span<const IndexItem> items, const Operand& value) {
     const char* who = "ember.__setitem__";
+    x.check_writeable(who);
+    if (value.is_scalar) detail::check_float_to_int(value.scalar, x.dtype(), who);
     if (!has_array(items)) {
         const std::vector<Index> b = basic_of(items);
         return index_assign(x, std::span<const Index>(b), value);

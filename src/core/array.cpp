@@ -166,8 +166,12 @@ std::vector<int64_t> swapped_axes(int nd, int64_t a, int64_t b) {
 Array Array::empty(const Shape& shape, DType dtype, Device device) {
     const int64_t n = checked_numel(shape, "ember.empty");
     const int64_t isz = ember::itemsize(dtype);
-    if (n > INT64_MAX / isz)
-        throw ValueError("ember.empty: array is too big; shape " + shape_str(shape));
+    int64_t nonzero = 1;  // NumPy's bound, which holds for empty arrays too
+    for (int64_t d : shape)
+        nonzero *= d ? d : 1;
+    if (nonzero > INT64_MAX / isz)
+        throw ValueError("ember.empty: array is too big; shape " + shape_str(shape) + " of " +
+                         std::string(name(dtype)) + " needs more than 2**63 bytes");
     // Members set in place: the constructor's by-value shape and strides cost two more copies.
     Array a;
     a.storage_ = Storage::allocate(size_t(n * isz), device);
@@ -199,8 +203,12 @@ bool Array::is_f_contiguous() const {
     return true;
 }
 
+void Array::throw_read_only(const char* who, const char* what) {
+    throw ValueError(std::string(who) + ": " + what + " is read-only");
+}
+
 Array Array::view(Shape shape, Strides strides, int64_t offset_delta) const {
-    Array r(storage_, offset_ + offset_delta, std::move(shape), std::move(strides), dtype_);
+    Array r = raw_view(std::move(shape), std::move(strides), offset_delta);
     if (grad_meta_) [[unlikely]]
         autograd::detail::on_strided(*this, r);
     return r;
@@ -411,13 +419,13 @@ Array Array::squeeze(const std::vector<int64_t>& axes) const {
 
 Array Array::slice(int axis, int64_t start, int64_t stop, int64_t step) const {
     // start/stop/step already normalized (Python's slice.indices semantics).
-    int64_t len = 0;
-    if (step > 0 && stop > start) len = (stop - start + step - 1) / step;
-    if (step < 0 && stop < start) len = (start - stop - step - 1) / (-step);
+    if (step == 0) throw ValueError("ember.slice: slice step cannot be zero");
+    if (step < -INT64_MAX) step = -INT64_MAX;
+    const int64_t len = detail::slice_length(start, stop, step);
     Shape s = shape_;
     Strides st = strides_;
     s[size_t(axis)] = len;
-    st[size_t(axis)] = strides_[size_t(axis)] * step;
+    if (len > 1) st[size_t(axis)] = strides_[size_t(axis)] * step;
     {
         Array r = raw_view(std::move(s), std::move(st), len ? start * strides_[size_t(axis)] : 0);
         if (grad_meta_) [[unlikely]]
@@ -433,12 +441,13 @@ Array Array::diagonal_view(int64_t k) const {
     const size_t r = shape_.size() - 2, c = r + 1;
     const int64_t rows = shape_[r], cols = shape_[c];
     int64_t n, off;
+    // Only an offset within the matrix is computed: |k| may be anything up to 2**63.
     if (k >= 0) {
         n = std::max<int64_t>(0, std::min(rows, cols - k));
-        off = k * strides_[c];
+        off = n ? k * strides_[c] : 0;
     } else {
         n = std::max<int64_t>(0, std::min(rows + k, cols));
-        off = -k * strides_[r];
+        off = n ? -k * strides_[r] : 0;
     }
     Shape s = shape_;
     Strides st = strides_;
@@ -534,6 +543,7 @@ void Array::assign(const Array& src) const {
     if ((grad_meta_ || src.grad_meta()) && autograd::detail::should_record_assign(*this, src))
         [[unlikely]]
         return autograd::detail::index_assign(*this, std::span<const Index>(), Operand(src));
+    check_writeable("ember.assign");
     if (src.device() != device())
         throw ValueError("ember.assign: source is on " + src.device().str() +
                          " but the destination is on " + device().str());
@@ -548,6 +558,7 @@ void Array::assign(const Array& src) const {
 void Array::fill(const Scalar& value) const {
     if (grad_meta_ && autograd::detail::should_record(*this)) [[unlikely]]
         return autograd::detail::index_assign(*this, std::span<const Index>(), Operand(value));
+    check_writeable("ember.fill");
     if (size() == 0) return;
     Array ops[1] = {*this};
     backend::Loop l = detail::make_loop(ops);

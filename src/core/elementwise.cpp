@@ -264,6 +264,7 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
         }
     }
     const Device dev = first ? first->device() : (out ? out->device() : default_device());
+    if (out) out->check_writeable(who(op).c_str(), "output array");
     if (op == ops::OpId::pow && is_integer(ty.loop)) check_int_power(xs, ty.loop, *shape);
 
     // Operands with autograd state (found above, one null test each) take the recording path.

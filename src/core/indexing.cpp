@@ -1,5 +1,7 @@
 // Basic indexing: integers, slices, newaxis and ellipsis produce views; assignment writes
 // through them with broadcasting and casting.
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "core/internal.hpp"
@@ -9,12 +11,36 @@
 
 namespace ember {
 
+void detail::check_float_to_int(const Scalar& value, DType to, const char* who) {
+    const bool floating = value.weak == WeakKind::floating ||
+                          (value.weak == WeakKind::none && kind(value.dtype) == Kind::floating);
+    if (!floating || !is_integer(to)) return;
+    const double d = value.c.real();
+    if (std::isnan(d)) throw ValueError(std::string(who) + ": cannot convert float NaN to integer");
+    if (std::isinf(d))
+        throw OverflowError(std::string(who) + ": cannot convert float infinity to integer");
+    if (value.weak != WeakKind::floating) return;  // NumPy casts its own float scalars
+    const double t = std::trunc(d);
+    const IInfo ii = iinfo(to);
+    // Bounds as doubles: 2**63 and 2**64 are exact, so "below the bound" is exact too.
+    const double below = to == DType::uint64 ? 0x1p64 : double(ii.max) + 1.0;
+    const double lowest = kind(to) == Kind::unsigned_int ? 0.0 : double(ii.min);
+    if (t < lowest || t >= below) {
+        char text[64];
+        std::snprintf(text, sizeof text, std::fabs(t) < 1e20 ? "%.0f" : "%.17g", t);
+        throw OverflowError(std::string(who) + ": Python integer " + text + " out of bounds for " +
+                            std::string(name(to)));
+    }
+}
+
 namespace {
 
-// Python's slice.indices(n).
-void slice_indices(const Slice& s, int64_t n, int64_t& start, int64_t& stop, int64_t& step) {
+// Python's slice.indices(n) and the slice's length (PySlice_AdjustIndices), without overflow
+// for any bounds and steps: a step below -INT64_MAX is clamped as Python clamps it.
+int64_t slice_indices(const Slice& s, int64_t n, int64_t& start, int64_t& stop, int64_t& step) {
     step = s.step.value_or(1);
     if (step == 0) throw ValueError("ember: slice step cannot be zero");
+    if (step < -INT64_MAX) step = -INT64_MAX;
     const int64_t lo = step < 0 ? -1 : 0, hi = step < 0 ? n - 1 : n;
     auto clamp = [&](std::optional<int64_t> v, int64_t dflt) {
         if (!v) return dflt;
@@ -29,6 +55,7 @@ void slice_indices(const Slice& s, int64_t n, int64_t& start, int64_t& stop, int
     };
     start = clamp(s.start, step < 0 ? hi : lo);
     stop = clamp(s.stop, step < 0 ? lo : hi);
+    return detail::slice_length(start, stop, step);
 }
 
 }  // namespace
@@ -66,12 +93,12 @@ Array index(const Array& x, std::span<const Index> idx) {
             case Index::Kind::slice: {
                 const int64_t n = x.shape()[size_t(axis)];
                 int64_t start, stop, step;
-                slice_indices(i.s, n, start, stop, step);
-                int64_t len = 0;
-                if (step > 0 && stop > start) len = (stop - start + step - 1) / step;
-                if (step < 0 && stop < start) len = (start - stop - step - 1) / (-step);
+                const int64_t len = slice_indices(i.s, n, start, stop, step);
                 shape.push_back(len);
-                strides.push_back(x.strides()[size_t(axis)] * step);
+                // With one element or none the step never moves: keeping the axis's stride
+                // avoids overflowing it with a huge step.
+                strides.push_back(len > 1 ? x.strides()[size_t(axis)] * step
+                                          : x.strides()[size_t(axis)]);
                 if (len) offset += start * x.strides()[size_t(axis)];
                 ++axis;
                 break;
@@ -99,6 +126,7 @@ Array index(const Array& x, std::span<const Index> idx) {
 }
 
 void index_assign(const Array& x, std::span<const Index> idx, const Operand& value) {
+    x.check_writeable("ember.__setitem__");
     if ((x.grad_meta() || (!value.is_scalar && value.array().grad_meta())) &&
         autograd::detail::should_record_assign(x, value)) [[unlikely]]
         return autograd::detail::index_assign(x, idx, value);
@@ -109,6 +137,7 @@ void index_assign(const Array& x, std::span<const Index> idx, const Operand& val
                 "ember.__setitem__: cannot assign a complex number to an array of "
                 "dtype " +
                 std::string(name(x.dtype())));
+        detail::check_float_to_int(value.scalar, x.dtype(), "ember.__setitem__");
         if (value.scalar.weak != WeakKind::none) {
             alignas(16) unsigned char buf[16];
             value.scalar.store(x.dtype(), buf, true, "ember.__setitem__");
@@ -211,6 +240,7 @@ void add_at(const Array& x, const Array& indices, const Operand& values,
     const char* who = "ember.add_at";
     if (!x.defined() || !indices.defined())
         throw ValueError(std::string(who) + ": undefined operand");
+    x.check_writeable(who);
     if (autograd::is_grad_enabled() &&
         (x.requires_grad() || (!values.is_scalar && values.array().requires_grad())))
         throw Error(std::string(who) +

@@ -26,4 +26,16 @@ bool may_overlap(const Array& a, const Array& b);
 // True when a and b view exactly the same elements in the same layout.
 bool same_view(const Array& a, const Array& b);
 
+// NumPy's check on a float scalar written into an integer array (setitem, fill): NaN is a
+// ValueError, an infinity an OverflowError, and a Python float is truncated and range-checked
+// as a Python integer would be.
+void check_float_to_int(const Scalar& value, DType to, const char* who);
+
+// The number of elements of a slice with normalized bounds (Python's slice.indices) and a
+// non-zero step in [-INT64_MAX, INT64_MAX]: written so that no step or bound overflows.
+inline int64_t slice_length(int64_t start, int64_t stop, int64_t step) {
+    if (step > 0) return start < stop ? (stop - start - 1) / step + 1 : 0;
+    return stop < start ? (start - stop - 1) / -step + 1 : 0;
+}
+
 }  // namespace ember::detail

@@ -14,6 +14,15 @@ namespace {
 
 using ops::ReduceOp;
 
+const Axes& no_axes() {
+    static const Axes none = std::nullopt;
+    return none;
+}
+const Axes& reduce_nothing() {
+    static const Axes empty = std::vector<int64_t>{};
+    return empty;
+}
+
 struct AxisSet {
     std::vector<bool> reduced;
     int64_t count = 1;  // number of elements reduced into each output
@@ -93,9 +102,15 @@ Array run_index(ReduceOp op, const Array& x, const Axes& axes, bool keepdims) {
 
 // Every reduction of the table: the row's result and accumulator dtypes, its identity for empty
 // inputs, and its backward formula when autograd records.
-Array reduce(ReduceOp op, const Array& x, const Axes& axes, bool keepdims,
+Array reduce(ReduceOp op, const Array& x, const Axes& axes_in, bool keepdims,
              std::optional<DType> dtype) {
     const ops::ReduceInfo& row = ops::info(op);
+    // NumPy's reductions take axis 0 or -1 on a 0-d array as the array's one element (a
+    // reduction over no axis; argmax/argmin give 0). mean/var/std check their axes first
+    // and raise, as NumPy's do.
+    const bool zero_d_axis = x.ndim() == 0 && axes_in && axes_in->size() == 1 &&
+                             ((*axes_in)[0] == 0 || (*axes_in)[0] == -1);
+    const Axes& axes = zero_d_axis ? (row.index() ? no_axes() : reduce_nothing()) : axes_in;
     if (row.grad != ops::GradRule::none && x.grad_meta() && autograd::detail::should_record(x))
         [[unlikely]]
         return autograd::detail::reduce(op, x, axes, keepdims, dtype);
@@ -107,11 +122,13 @@ Array reduce(ReduceOp op, const Array& x, const Axes& axes, bool keepdims,
     Array out = Array::empty(reduced_shape(x, s, keepdims), out_dtype, x.device());
     if (out.size() == 0) return out;
     if (s.count == 0) {
-        if (!row.has_identity())
-            throw ValueError(who +
-                             ": zero-size array to reduction operation which has no "
-                             "identity (input shape " +
-                             shape_str(x.shape()) + ")");
+        if (!row.has_identity()) {
+            const std::string ufunc = op == ReduceOp::max   ? "maximum"
+                                      : op == ReduceOp::min ? "minimum"
+                                                            : std::string(row.name);
+            throw ValueError(who + ": zero-size array to reduction operation " + ufunc +
+                             " which has no identity");
+        }
         // Integral identities as integers, so that every result dtype takes them exactly.
         const double id = row.identity;
         const bool integral = std::abs(id) < 0x1p62 && id == std::trunc(id);

@@ -10,21 +10,24 @@ int64_t checked_numel(const Shape& s, const char* who) {
     if (s.size() > size_t(max_ndim))
         throw ValueError(std::string(who) + ": too many dimensions (" + std::to_string(s.size()) +
                          " > " + std::to_string(max_ndim) + ")");
-    int64_t n = 1;
-    bool overflow = false;
+    // As NumPy, the product of the non-zero dimensions must fit even when a zero makes the
+    // array empty: later shape arithmetic (reshapes, reductions) multiplies them.
+    int64_t n = 1, nonzero = 1;
+    bool empty = false;
     for (int64_t d : s) {
         if (d < 0)
             throw ValueError(std::string(who) + ": negative dimensions are not allowed, got " +
                              shape_str(s));
-        if (d != 0 && n > INT64_MAX / d) overflow = true;
-        n = overflow ? n : n * d;
+        if (d == 0) {
+            empty = true;
+            continue;
+        }
+        if (nonzero > INT64_MAX / d)
+            throw ValueError(std::string(who) + ": array is too big; shape " + shape_str(s) +
+                             " has more than 2**63 elements");
+        nonzero *= d;
     }
-    if (overflow) {
-        for (int64_t d : s)
-            if (d == 0) return 0;
-        throw ValueError(std::string(who) + ": array is too big; shape " + shape_str(s) +
-                         " has more than 2**63 elements");
-    }
+    n = empty ? 0 : nonzero;
     return n;
 }
 

@@ -52,7 +52,16 @@ Array index_array(nb::handle k, Device dev) {
         a = as_array(k);
     } else {
         Operand op = Operand(false);
-        to_operand(k, op, true, "ember.ndarray.__getitem__");
+        try {
+            to_operand(k, op, true, "ember.ndarray.__getitem__");
+        } catch (const nb::python_error& e) {
+            // A list NumPy cannot read as an integer array (say, an int beyond 64 bits) is no
+            // valid index: NumPy's IndexError, not the conversion's TypeError.
+            if (!e.matches(PyExc_TypeError) || !(PyList_Check(o) || PyTuple_Check(o))) throw;
+            throw IndexError(
+                "ember: only integers, slices (`:`), ellipsis (`...`), None and integer or "
+                "boolean arrays are valid indices");
+        }
         a = op.is_scalar ? full({}, op.scalar, std::nullopt, cpu) : op.array();
         // NumPy reads an empty list as an empty integer index.
         if (a.size() == 0 && !is_integer(a.dtype()) && a.dtype() != DType::bool_ &&
@@ -190,6 +199,10 @@ int getbuffer(PyObject* self, Py_buffer* view, int flags) {
                         "ember: bfloat16 has no buffer-protocol format; use DLPack instead");
         return -1;
     }
+    if ((flags & PyBUF_WRITABLE) && !a.writeable()) {
+        PyErr_SetString(PyExc_BufferError, "ember: the array is read-only");
+        return -1;
+    }
     if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !a.is_contiguous()) {
         PyErr_SetString(PyExc_BufferError, "ember: the array is not C-contiguous");
         return -1;
@@ -210,7 +223,7 @@ int getbuffer(PyObject* self, Py_buffer* view, int flags) {
     view->buf = a.data();
     view->obj = Py_NewRef(self);
     view->len = Py_ssize_t(a.nbytes());
-    view->readonly = 0;
+    view->readonly = a.writeable() ? 0 : 1;
     view->itemsize = Py_ssize_t(a.itemsize());
     view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(fmt) : nullptr;
     view->ndim = a.ndim();
@@ -437,6 +450,13 @@ void bind_array(nb::module_& m) {
             "strides", [](const Array& a) { return to_tuple(a.strides(), a.itemsize()); },
             "Strides in bytes, as in NumPy (ember stores them in elements).")
         .def_prop_ro("device", &Array::device)
+        // NumPy's flags.writeable (ndarray.flags, in Python, reads and sets it).
+        .def_prop_rw("_writeable", &Array::writeable, &Array::set_writeable)
+        .def_prop_ro("_owndata",
+                     [](const Array& a) {
+                         return a.storage()->owned() && a.offset() == 0 && a.is_contiguous() &&
+                                size_t(a.nbytes()) == a.storage()->nbytes();
+                     })
         // NumPy's .T reverses every axis (the Array API defines it for 2-d only).
         .def_prop_ro("T", [](const Array& a) { return a.transpose(); })
         .def_prop_ro("mT",

@@ -423,10 +423,12 @@ void bind_manipulation(nb::module_& m) {
     m.def(
         "broadcast_to",
         [](nb::handle x, nb::handle shape) {
-            return to_array(x, "ember.broadcast_to")
-                .broadcast_to(to_shape(shape, "ember.broadcast_to"));
+            Array r = to_array(x, "ember.broadcast_to")
+                          .broadcast_to(to_shape(shape, "ember.broadcast_to"));
+            r.set_writeable(false);  // as NumPy's: a write would land on repeated elements
+            return r;
         },
-        "x"_a, "shape"_a, "A read-only-by-convention broadcast view.");
+        "x"_a, "shape"_a, "A read-only broadcast view (NumPy's broadcast_to).");
     m.def(
         "expand_dims",
         [](nb::handle x, int64_t axis) {
@@ -444,7 +446,12 @@ void bind_manipulation(nb::module_& m) {
         [](const Array& x, nb::handle dtype) {
             DType t = to_dtype(dtype, "ember.ndarray.view");
             const int64_t from = int64_t(x.itemsize()), to = int64_t(itemsize(t));
-            if (from == to) return Array(x.storage(), x.offset(), x.shape(), x.strides(), t);
+            auto as_t = [&](int64_t offset, Shape shape, Strides strides) {
+                Array r(x.storage(), offset, std::move(shape), std::move(strides), t);
+                r.set_writeable(x.writeable());
+                return r;
+            };
+            if (from == to) return as_t(x.offset(), x.shape(), x.strides());
             // Another item size: the last axis must be contiguous, and every byte offset and
             // stride, and the last axis's bytes, whole items of the new dtype (NumPy's rule).
             const std::string why = "ember.ndarray.view: cannot view " +
@@ -470,7 +477,7 @@ void bind_manipulation(nb::module_& m) {
                 strides[size_t(d)] = strides[size_t(d)] * from / to;
             shape[size_t(last)] = shape[size_t(last)] * from / to;
             strides[size_t(last)] = 1;
-            return Array(x.storage(), x.offset() * from / to, shape, strides, t);
+            return as_t(x.offset() * from / to, shape, strides);
         },
         "x"_a, "dtype"_a);
     // The array API's astype(x, dtype, /, *, copy=True, device=None): unnamed arguments are

@@ -139,7 +139,7 @@ nb::object export_capsule(const Array& a, bool versioned, bool copied) {
         m.deleter = [](dl::ManagedVersioned* self) {
             delete static_cast<ExportCtx*>(self->manager_ctx);
         };
-        m.flags = copied ? dl::flag_is_copied : 0;
+        m.flags = copied ? dl::flag_is_copied : a.writeable() ? 0 : dl::flag_read_only;
         fill_tensor(m.dl_tensor, a, ctx);
         cap = PyCapsule_New(&m, "dltensor_versioned",
                             [](PyObject* c) { capsule_destructor(c, "dltensor_versioned", true); });
@@ -220,6 +220,13 @@ nb::object dlpack_export(const Array& a0, nb::handle stream, nb::handle max_vers
         auto v = nb::cast<std::pair<int, int>>(max_version);
         versioned = v.first >= 1;
     }
+    // As NumPy: only a versioned capsule can say that its memory is read-only.
+    if (!versioned && !copied && !a.writeable())
+        throw nb::buffer_error((std::string(who) +
+                                ": cannot export a read-only array as a DLPack 0.x capsule, "
+                                "which cannot mark it read-only (pass max_version=(1, 0) or "
+                                "copy=True)")
+                                   .c_str());
     return export_capsule(a, versioned, copied);
 }
 

@@ -55,10 +55,10 @@ def test_default_dtype_is_float64_and_int_shape(fn, device):
     assert y.shape == (2, 3)
 
 
-@pytest.mark.parametrize("shape", [(3, 0, 4), (2, 3), (), (1, 1, 7), (2**40, 2**40, 0)])
+@pytest.mark.parametrize("shape", [(3, 0, 4), (2, 3), (), (1, 1, 7), (2**30, 2**30, 0)])
 def test_empty_strides_and_size(shape, device):
-    # C-order strides in bytes (zero-length dimensions count as 1), and the element count, even
-    # where the other dimensions' product would overflow.
+    # C-order strides in bytes (zero-length dimensions count as 1), and the element count. As
+    # NumPy, the non-zero dimensions times the item size must fit 63 bits even when empty.
     x = ember.empty(shape, dtype=ember.float32, device=device)
     assert x.shape == shape and x.size == int(np.prod(shape, dtype=object))
     expect, acc = [], 4
@@ -66,6 +66,10 @@ def test_empty_strides_and_size(shape, device):
         expect.insert(0, acc)
         acc *= max(d, 1)
     assert x.strides == tuple(expect)
+    with pytest.raises(ValueError):
+        np.empty((2**40, 2**40, 0), dtype=np.float32)
+    with pytest.raises(ValueError):
+        ember.empty((2**40, 2**40, 0), dtype=ember.float32, device=device)
 
 
 def test_empty_bad_shapes(device):
