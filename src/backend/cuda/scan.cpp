@@ -24,7 +24,11 @@ constexpr unsigned max_grid = 1u << 20;  // grid-stride loops above this
 const char* scan_type(DType t) {
     switch (t) {
         case DType::int64:
+        case DType::uint64:
             return "unsigned long long";  // wraps modulo 2^64 like NumPy's int64
+        case DType::int32:
+        case DType::uint32:
+            return "unsigned int";
         case DType::float32:
             return "float";
         case DType::float64:
