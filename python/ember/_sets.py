@@ -59,12 +59,12 @@ def _groups(x, equal_nan=False, need_perm=True):
     else:
         perm, s = None, sort(flat)
     n = s.shape[0]
-    first = _core.ones(n, dtype=_core.bool, device=x.device)
+    first = _core.ones(min(n, 1), dtype=_core.bool, device=x.device)
     if n > 1:
         new = s[1:] != s[:-1]
         if equal_nan and s.dtype.kind in "fc":
             new = new & ~(_core.isnan(s[1:]) & _core.isnan(s[:-1]))
-        first = concat([first[:1], new])
+        first = concat([first, new])
     return s, perm, first
 
 

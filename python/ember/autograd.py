@@ -9,6 +9,7 @@ as in PyTorch. Grad mode is per thread: :class:`no_grad`, :class:`enable_grad`,
 
 from __future__ import annotations
 
+import atexit
 import functools
 import traceback
 
@@ -309,3 +310,9 @@ class Function:
         for i, a in zip(diff, new, strict=True):
             result[i] = a
         return result[0] if single else tuple(result)
+
+
+# Outputs of a Function kept in module globals form cycles through the C++ graph that Python's
+# collector cannot see (src/python/autograd.cpp, release_function_nodes): broken at exit, after
+# the atexit hooks registered later (which may still run backward passes).
+atexit.register(_core._release_function_nodes)

@@ -303,11 +303,13 @@ public:
     // Batched 1-D FFTs along contiguous rows (see FftCall): cuFFT on the GPU, the registered host
     // FFT on the CPU (ember::set_host_fft).
     virtual void fft(const FftCall& call) = 0;
-    // Inclusive scans of `rows` contiguous rows of `len` elements of `dtype` (int64, float32,
-    // float64, complex64 or complex128; the front-end casts other dtypes): out[r, i] <- in[r, 0]
-    // op ... op in[r, i], in an order fixed by (rows, len), so results are deterministic. out may
-    // be in. The default (src/backend/scan.cpp) is a host loop: in place on the CPU, elsewhere
-    // through a host copy.
+    // Inclusive scans of `rows` contiguous rows of `len` elements of `dtype`: out[r, i] <-
+    // in[r, 0] op ... op in[r, i], in an order fixed by (rows, len), so results are deterministic.
+    // The default (src/backend/scan.cpp) is a host loop, in place on the CPU, elsewhere through a
+    // host copy; it takes every dtype but 16-bit floats (integers wrap modulo 2^bits as NumPy's;
+    // bool: or / and). A device's override may take fewer (the CUDA one: int32, int64, uint32,
+    // uint64, float32, float64; complex through the default); the front-end casts others. out
+    // may be in.
     virtual void scan(ScanOp op, DType dtype, void* out, const void* in, int64_t rows, int64_t len,
                       int device);
     // Stream compaction: the k-th i < n (in order) with mask[i] != 0 copies row i of src (`row`

@@ -3,6 +3,7 @@
 // used in place; other devices go through host copies (a device kernel overrides them).
 #include <complex>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -15,6 +16,8 @@ namespace {
 
 template <class T>
 void scan_rows(ScanOp op, T* out, const T* in, int64_t rows, int64_t len) {
+    // Narrow unsigned integers combine in 32 bits (uint16 * uint16 would overflow a signed int).
+    using W = std::conditional_t<std::is_integral_v<T> && sizeof(T) < 4, uint32_t, T>;
     host::parallel_range(rows, (int64_t(1) << 15) / (len > 0 ? len : 1), [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) {
             const T* s = in + r * len;
@@ -23,7 +26,7 @@ void scan_rows(ScanOp op, T* out, const T* in, int64_t rows, int64_t len) {
             T acc = s[0];
             d[0] = acc;
             for (int64_t i = 1; i < len; ++i) {
-                acc = op == ScanOp::sum ? T(acc + s[i]) : T(acc * s[i]);
+                acc = op == ScanOp::sum ? T(W(acc) + W(s[i])) : T(W(acc) * W(s[i]));
                 d[i] = acc;
             }
         }
@@ -31,22 +34,35 @@ void scan_rows(ScanOp op, T* out, const T* in, int64_t rows, int64_t len) {
 }
 
 void scan_on_host(ScanOp op, DType t, void* out, const void* in, int64_t rows, int64_t len) {
+    // Integers in the unsigned type of their size: wrap-around modulo 2^bits as NumPy's, with no
+    // signed overflow.
+    auto run = [&](auto tag) {
+        using T = decltype(tag);
+        scan_rows(op, static_cast<T*>(out), static_cast<const T*>(in), rows, len);
+    };
     switch (t) {
-        case DType::int64:  // modulo 2^64, as NumPy's wrap-around (unsigned: no UB)
-            return scan_rows(op, static_cast<uint64_t*>(out), static_cast<const uint64_t*>(in),
-                             rows, len);
+        case DType::bool_:  // + is or, * is and
+            return run(bool{});
+        case DType::int8:
+        case DType::uint8:
+            return run(uint8_t{});
+        case DType::int16:
+        case DType::uint16:
+            return run(uint16_t{});
+        case DType::int32:
+        case DType::uint32:
+            return run(uint32_t{});
+        case DType::int64:
+        case DType::uint64:
+            return run(uint64_t{});
         case DType::float32:
-            return scan_rows(op, static_cast<float*>(out), static_cast<const float*>(in), rows,
-                             len);
+            return run(float{});
         case DType::float64:
-            return scan_rows(op, static_cast<double*>(out), static_cast<const double*>(in), rows,
-                             len);
+            return run(double{});
         case DType::complex64:
-            return scan_rows(op, static_cast<std::complex<float>*>(out),
-                             static_cast<const std::complex<float>*>(in), rows, len);
+            return run(std::complex<float>{});
         case DType::complex128:
-            return scan_rows(op, static_cast<std::complex<double>*>(out),
-                             static_cast<const std::complex<double>*>(in), rows, len);
+            return run(std::complex<double>{});
         default:
             throw TypeError("ember: scan has no loop for dtype " + std::string(name(t)));
     }

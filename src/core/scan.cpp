@@ -20,14 +20,16 @@ DType scan_default(DType in) {
     return in;
 }
 
-// What the backend scans in: integers in 64 bits (the same values modulo 2^n), 16-bit floats in
-// float32.
-DType scan_compute(DType out) {
+// What the backend scans in on `dev`: on the CPU every dtype but the 16-bit floats as itself
+// (integers wrap like NumPy's, so cumsum(x, dtype=int8) needs no wide temporary); on a GPU
+// integers of 4 and 8 bytes as themselves and narrower ones in int64 (the same values modulo
+// 2^n); 16-bit floats in float32.
+DType scan_compute(DType out, const Device& dev) {
     switch (kind(out)) {
         case Kind::boolean:
         case Kind::signed_int:
         case Kind::unsigned_int:
-            return DType::int64;
+            return dev.is_cpu() || itemsize(out) >= 4 ? out : DType::int64;
         case Kind::floating:
             return out == DType::float64 ? DType::float64 : DType::float32;
         case Kind::complex:
@@ -45,11 +47,12 @@ Array run_scan(ScanOp op, const Array& x, std::optional<int64_t> axis, std::opti
     if (is_complex(src.dtype()) && !is_complex(out_t))
         throw TypeError(std::string(who) + ": cannot accumulate complex values in dtype " +
                         std::string(name(out_t)));
-    const DType comp = scan_compute(out_t);
+    const DType comp = scan_compute(out_t, x.device());
     const int last = src.ndim() - 1;
     Array moved = ax == last ? src : src.swapaxes(ax, last);
     Array in = moved.astype(comp, false).contiguous();
-    Array out = Array::empty(in.shape(), comp, x.device());
+    // A cast or a contiguous copy is already a fresh array: scanned in place.
+    Array out = in.data() != moved.data() ? in : Array::empty(in.shape(), comp, x.device());
     const int64_t len = in.shape()[size_t(last)];
     if (out.size() > 0)
         backend::of(x.device(), who)

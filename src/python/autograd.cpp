@@ -1,6 +1,7 @@
 // Autograd bindings: grad and anomaly modes, graph nodes, ndarray's autograd attributes,
 // backward/grad, and nodes whose backward is a Python function (ember.autograd.Function).
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <nanobind/stl/shared_ptr.h>
@@ -52,7 +53,7 @@ std::optional<bool> opt_bool(nb::handle h) {
 // The anomaly-mode context (a Python traceback), from a callable set by ember.autograd.
 PyObject* context_fn = nullptr;  // never released: it may be needed until the process ends
 std::string python_context() {
-    if (!context_fn || !Py_IsInitialized()) return {};
+    if (!context_fn || !nb::is_alive()) return {};
     nb::gil_scoped_acquire gil;
     try {
         return nb::cast<std::string>(nb::handle(context_fn)());
@@ -65,20 +66,36 @@ std::string python_context() {
 
 // A node whose backward is a Python callable: it takes the output gradients (None for outputs
 // that got none) and returns one gradient (or None) per input.
+class PyNode;
+
+// The live PyNodes (touched with the GIL held), so that exit can break their cycles.
+std::unordered_set<PyNode*>& live_nodes() {
+    static auto* s = new std::unordered_set<PyNode*>();  // never destroyed: nodes may outlive it
+    return *s;
+}
+
 class PyNode final : public ag::Node {
 public:
     PyNode(std::string name, nb::object fn, nb::object ctx, bool materialize)
         : name_(std::move(name)),
           fn_(std::move(fn)),
           ctx_(std::move(ctx)),
-          materialize_(materialize) {}
+          materialize_(materialize) {
+        live_nodes().insert(this);
+    }
     ~PyNode() override {
-        if (!Py_IsInitialized()) {
+        // Py_IsInitialized() is already false while the interpreter's finalization clears the
+        // modules, which is when nodes held by module globals die: dropping the references then
+        // (rather than leaking them, and the arrays the closure and ctx hold) is what lets
+        // nanobind find no live instance at exit. Only once nanobind's own state is gone is
+        // there no interpreter left to release them to.
+        if (!nb::is_alive()) {
             fn_.release();
             ctx_.release();
             return;
         }
         nb::gil_scoped_acquire gil;
+        live_nodes().erase(this);
         fn_ = nb::object();
         ctx_ = nb::object();
     }
@@ -86,6 +103,10 @@ public:
     bool materialize_grads() const override { return materialize_; }
     std::vector<Array> apply(std::vector<Array>&& grads) override {
         nb::gil_scoped_acquire gil;
+        if (!fn_.is_valid())
+            throw Error("ember.autograd: " + name_ +
+                        " cannot run: the interpreter is exiting and released its Python "
+                        "backward");
         nb::list args;
         for (const Array& g : grads)
             args.append(opt_array(g));
@@ -108,12 +129,28 @@ public:
         nb::gil_scoped_acquire gil;
         if (nb::hasattr(ctx_, "_release") && nb::cast<bool>(ctx_.attr("_release")())) freed = true;
     }
+    // Moves the Python references out (into `into`), leaving the node unable to run.
+    void detach(std::vector<nb::object>& into) {
+        into.push_back(std::move(fn_));
+        into.push_back(std::move(ctx_));
+    }
 
 private:
     std::string name_;
     nb::object fn_, ctx_;
     bool materialize_;
 };
+
+// At exit (an atexit hook of ember.autograd): every PyNode drops its backward callable and ctx.
+// A node lives in the C++ graph, which Python's cycle collector cannot see, and its callable
+// reaches the Function's module globals; an output kept in those globals therefore forms a cycle
+// that only this breaks. Until exit such an output is reachable anyway, so nothing leaks earlier.
+void release_function_nodes() {
+    std::vector<nb::object> refs;
+    for (PyNode* n : live_nodes())
+        n->detach(refs);
+    refs.clear();  // may destroy nodes (and erase them from the set): after the loop
+}
 
 // A new handle of each output, without autograd state (so the caller's arrays keep theirs).
 std::vector<Array> fresh(const std::vector<Array>& outs) {
@@ -285,6 +322,7 @@ void bind_autograd(nb::module_& m) {
             return to_list(outs);
         },
         "name"_a, "backward"_a, "ctx"_a, "inputs"_a, "outputs"_a, "materialize"_a);
+    m.def("_release_function_nodes", &release_function_nodes);
     m.def(
         "_not_implemented",
         [](const std::string& name, nb::handle inputs, nb::handle outputs) {

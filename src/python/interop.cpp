@@ -302,7 +302,7 @@ Array import_capsule(nb::handle cap, nb::handle device, nb::handle copy) {
         owner = std::shared_ptr<void>(m, [](void* p) {
             auto* mm = static_cast<dl::ManagedVersioned*>(p);
             if (!mm->deleter) return;
-            if (Py_IsInitialized()) {
+            if (nb::is_alive()) {
                 nb::gil_scoped_acquire gil;
                 mm->deleter(mm);
             }
@@ -315,7 +315,7 @@ Array import_capsule(nb::handle cap, nb::handle device, nb::handle copy) {
         owner = std::shared_ptr<void>(m, [](void* p) {
             auto* mm = static_cast<dl::Managed*>(p);
             if (!mm->deleter) return;
-            if (Py_IsInitialized()) {
+            if (nb::is_alive()) {
                 nb::gil_scoped_acquire gil;
                 mm->deleter(mm);
             }
@@ -563,7 +563,7 @@ Array cai_import(nb::handle obj, nb::handle device, nb::handle copy, int dev_ind
     cuda::current_wait_producer(dev_index, uintptr_t(s));
     auto* keep = new nb::object(nb::borrow(obj));
     std::shared_ptr<void> owner(keep, [](void* p) {
-        if (!Py_IsInitialized()) return;
+        if (!nb::is_alive()) return;
         nb::gil_scoped_acquire gil;
         delete static_cast<nb::object*>(p);
     });

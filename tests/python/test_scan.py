@@ -76,6 +76,34 @@ def test_integer_wraparound(device):
     check(ember.cumsum(to_ember(c, device), dtype=ember.uint8), np.cumsum(c, dtype=np.uint8))
 
 
+NARROW = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "uint64"]
+
+
+@pytest.mark.parametrize("out", NARROW)
+@pytest.mark.parametrize("src", ["int8", "uint16", "int64", "bool"])
+def test_accumulates_in_the_requested_dtype(device, src, out):
+    # The CPU accumulates in `out` itself (no int64 temporary): NumPy's wrap-around at every
+    # step, bool + as or and * as and; a non-contiguous input (a fresh copy) is scanned in place.
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 120, size=(6, 500)).astype(np_dtype(src))
+    if src == "bool":
+        a = a % 3 == 0
+    x = to_ember(a, device)
+    for fn in ("cumsum", "cumprod"):
+        for axis in (None, 0, 1):
+            want = getattr(np, fn)(a, axis=axis, dtype=np_dtype(out))
+            check(getattr(ember, fn)(x, axis=axis, dtype=getattr(ember, out)), want)
+        want = getattr(np, fn)(a[:, ::3], axis=1, dtype=np_dtype(out))
+        check(getattr(ember, fn)(x[:, ::3], axis=1, dtype=getattr(ember, out)), want)
+
+
+def test_nan_scans_in_narrow_dtypes(device):
+    a = np.arange(1, 200, dtype=np.int16)
+    x = to_ember(a, device)
+    check(ember.nancumsum(x, dtype=ember.int8), np.nancumsum(a, dtype=np.int8))
+    check(ember.nancumprod(x, dtype=ember.uint8), np.nancumprod(a, dtype=np.uint8))
+
+
 @pytest.mark.parametrize(
     "shape,axis",
     [((0,), None), ((0,), 0), ((3, 0), 1), ((3, 0), 0), ((0, 4), 1), ((2, 0, 3), 2)],

@@ -402,3 +402,28 @@ def test_count_nonzero(device, axis):
     want = np.count_nonzero(a, axis=axis)
     np.testing.assert_array_equal(to_numpy(got), want)
     assert got.dtype == ember.int64
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint16", "float16", "bfloat16", "int8", "bool"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_rows_of_narrow_keys(device, dtype, descending):
+    # Rows of 1- and 2-byte keys this long sort by counting on the CPU: the values (NaN payloads
+    # and signed zeros too) must still be where a stable sort puts them.
+    rng = np.random.default_rng(21)
+    a = sample(rng, (70000,), dtype, levels=50)
+    check_sort(a, device, descending=descending)
+    if dtype in ("float16", "int16"):
+        b = rng.integers(-(2**15), 2**15, 140000).astype(np.int16)
+        if dtype == "float16":
+            b = b.view(np.float16)  # every bit pattern: NaN payloads of both signs
+        check_sort(b, device, descending=descending)
+
+
+def test_one_long_row_descending(device):
+    rng = np.random.default_rng(22)
+    a = rng.standard_normal(1_200_000)
+    a[::777] = np.nan
+    a[5::1001] = -0.0
+    a[6::1003] = 0.0
+    check_sort(a, device, descending=True)
+    check_sort(rng.integers(-5, 5, 1_100_000).astype(np.int64), device, descending=True)

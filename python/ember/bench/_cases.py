@@ -111,6 +111,22 @@ class Case:
     note: str = ""
 
 
+def permutes_to_sorted() -> Check:
+    """argsort: libraries break ties differently (NumPy's default sort is not stable), so the
+    indices are checked by what they do: a permutation that sorts the input."""
+
+    def check(expected, got, inputs):
+        x, g = inputs[0], np.asarray(got)
+        if g.shape != x.shape or g.dtype.kind not in "iu":
+            raise AssertionError(f"{g.dtype}{g.shape}, expected integer indices of {x.shape}")
+        perm = np.zeros(x.shape[0], dtype=bool)
+        perm[g] = True
+        ok = bool(perm.all()) and np.array_equal(x[g], np.sort(x))
+        return ok, 0.0 if ok else 1.0
+
+    return check
+
+
 def _view2d(lib, a):
     return (lib.reshape(a[: SIDE * SIDE], (SIDE, SIDE)),)
 
@@ -123,6 +139,7 @@ def cases() -> list[Case]:
     sq = Input((SIDE, SIDE), seed=3)
     row = Input((SIDE,), seed=4)
     big = Input((T_SIDE, T_SIDE), seed=5)
+    srt = Input((4 * 10**6,), seed=10)
     f4 = 4
     m = SIDE * SIDE
     view = f"{SIDE}x{SIDE} view"
@@ -268,6 +285,17 @@ def cases() -> list[Case]:
             lambda lib, x: lib.cumsum(x),
             (4 + 8) * N,
         ),
+        # Sorting 4 M float32 (NumPy: its vectorized quicksort; ember: a radix sort).
+        Case("sort(a) float32", "4e6", (srt,), lambda lib, x: lib.sort(x), None),
+        Case(
+            "argsort(a) float32",
+            "4e6",
+            (srt,),
+            lambda lib, x: lib.argsort(x),
+            None,
+            check=permutes_to_sorted(),
+        ),
+        Case("unique(a) float32", "4e6", (srt,), lambda lib, x: lib.unique(x), None),
         Case(
             "M + row (broadcast)",
             f"{SIDE}x{SIDE} + {SIDE}",

@@ -52,6 +52,15 @@ class Lib(abc.ABC):
     def cumsum(self, x):
         return self.xp.cumsum(x)
 
+    def sort(self, x):
+        return self.xp.sort(x)
+
+    def argsort(self, x):
+        return self.xp.argsort(x)
+
+    def unique(self, x):
+        return self.xp.unique(x)
+
     def svdvals_full(self, x):
         """The singular values of a full SVD (U, S and Vh computed, as np.linalg.svd does)."""
         return self.xp.linalg.svd(x)[1]
@@ -188,6 +197,12 @@ class TorchLib(Lib):
 
     def cumsum(self, x):
         return self.xp.cumsum(x, dim=0)
+
+    def sort(self, x):
+        return self.xp.sort(x).values
+
+    def unique(self, x):
+        return self.xp.unique(x, sorted=True)
 
     def dtype(self, np_dtype):
         return getattr(self.xp, np.dtype(np_dtype).name)

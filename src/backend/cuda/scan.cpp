@@ -24,12 +24,17 @@ constexpr int64_t compact_tile = 4096;   // 256 threads x 16 mask bytes
 constexpr int64_t serial_len = 32;       // rows up to this long: one thread per row
 constexpr unsigned max_grid = 1u << 20;  // grid-stride loops above this
 
-// The scanned values' type: int64 as unsigned (wrapping modulo 2^64 like NumPy's int64, with no
-// signed overflow for the compiler to assume away); null for dtypes without a GPU scan.
+// The scanned values' type: 4- and 8-byte integers as unsigned of their size (wrapping like
+// NumPy's, with no signed overflow for the compiler to assume away); null for dtypes without a
+// GPU scan.
 const char* scan_type(DType t) {
     switch (t) {
         case DType::int64:
-            return plain_type(DType::uint64).data();
+        case DType::uint64:
+            return plain_type(DType::uint64).data();  // wraps modulo 2^64 like NumPy's int64
+        case DType::int32:
+        case DType::uint32:
+            return plain_type(DType::uint32).data();
         case DType::float32:
         case DType::float64:
             return plain_type(t).data();
