@@ -106,6 +106,10 @@ for _name, _cls in vars(_core).items():
         and _cls.__module__ == _core.__name__
     ):
         _cls.__module__ = __name__
+        # Reassigning the name makes the C-level type name the short one: on Python 3.12
+        # nanobind's types are named "ember._core.ndarray" there, which CPython's own messages
+        # ("unhashable type: ...") would show.
+        _cls.__name__ = _cls.__name__
 del _name, _cls
 
 # Every elementwise op of the C++ op table, under its Array API name.

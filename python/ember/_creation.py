@@ -141,7 +141,13 @@ def asarray_chkfinite(a, dtype=None):
 def require(a, dtype=None, requirements=None, *, like=None):
     """asarray (every ember array is aligned, writeable and owns or views C-ordered memory;
     'F' and 'FORTRAN' are not available)."""
-    reqs = {r.upper() for r in (requirements or [])}
+    if isinstance(requirements, str):
+        requirements = [requirements]
+    reqs = set()
+    for r in requirements or []:
+        if not isinstance(r, str):
+            raise TypeError(f"ember.require: requirements must be strings, got {r!r}")
+        reqs.add(r.upper())
     if reqs & {"F", "F_CONTIGUOUS", "FORTRAN"}:
         raise ValueError("ember.require: Fortran-ordered arrays are not supported")
     x = asarray(a, dtype=dtype)

@@ -53,6 +53,8 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         raise ValueError(f"{who}: mode must be one of 'raise', 'wrap' or 'clip' (got {mode!r})")
     if isinstance(indices, list | tuple) and len(indices) == 0:
         indices = _core.zeros(0, dtype=_core.int64, device=x.device)  # NumPy's reading of []
+    elif x.device.type != "cpu" and isinstance(indices, list | tuple):
+        indices = asarray(indices, device=x.device)  # host lists index on the array's device
     if mode != "raise":
         if axis is None:
             n = x.size

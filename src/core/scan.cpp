@@ -50,7 +50,10 @@ Array run_scan(ScanOp op, const Array& x, std::optional<int64_t> axis, std::opti
     const DType comp = scan_compute(out_t, x.device());
     const int last = src.ndim() - 1;
     Array moved = ax == last ? src : src.swapaxes(ax, last);
-    Array in = moved.astype(comp, false).contiguous();
+    // Integers and bools scanned wider (on a GPU) take the output dtype's values first, so the
+    // wide sum equals NumPy's step-by-step one modulo 2^n (and a bool sum is logical or).
+    const bool narrow = comp != out_t && kind(out_t) != Kind::floating;
+    Array in = (narrow ? moved.astype(out_t, false) : moved).astype(comp, false).contiguous();
     // A cast or a contiguous copy is already a fresh array: scanned in place.
     Array out = in.data() != moved.data() ? in : Array::empty(in.shape(), comp, x.device());
     const int64_t len = in.shape()[size_t(last)];

@@ -504,12 +504,13 @@ struct op_square {
 struct op_reciprocal {
     template <class T>
     EMBER_HD static T apply(T a) {
-        // Integer 1/0 as NumPy's x86 conversion of inf: INT_MIN for 32/64-bit signed, else 0.
-        if constexpr (is_int_v<T>)
-            return a == 0 ? ((std::is_signed_v<T> && sizeof(T) >= 4) ? limits<T>::min() : T(0))
-                          : T(T(1) / a);
-        else
-            return T(1) / a;
+        // Integer 1/0 as NumPy's x86 cast of inf: INT_MIN (no sign-bit shift) if 32/64-bit signed.
+        if constexpr (is_int_v<T>) {
+            constexpr bool wide_signed = std::is_signed_v<T> && sizeof(T) >= 4;
+            const T at_zero = wide_signed ? T(T(-(T(1) << (8 * sizeof(T) - 2))) * T(2)) : T(0);
+            return a == 0 ? at_zero : T(T(1) / a);
+        }
+        return T(1) / a;
     }
 };
 struct op_conj {

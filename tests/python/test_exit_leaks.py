@@ -35,7 +35,7 @@ CHILD = textwrap.dedent(
 
     a = ember.asarray(np.random.default_rng(0).standard_normal((16, 4)).astype(np.float32),
                       device="cpu")
-    m = nn.Linear(4, 2)
+    m = nn.Linear(4, 2).to("cpu")  # the default device may be a GPU
     opt = optim.SGD(m.parameters(), lr=0.1)
     loss = m(a).sum()
     loss.backward()

@@ -647,7 +647,8 @@ def test_jax_from_ember_views(device, view):
         # CPU) and raises "not aligned" when it cannot copy; a row view starts 16 bytes in.
         if "aligned" not in msg:
             assert not compact, f"JAX refused a permuted row-major layout: {e}"
-            assert "strid" in msg, e
+            # A broadcast view is read-only (as NumPy's), which a DLPack 0.x capsule cannot say.
+            assert "strid" in msg or "read-only" in msg, e
         j = jax.dlpack.from_dlpack(v.copy())
     _check_values(j, want)
     _check_values(ember.asnumpy(v), want)

@@ -266,9 +266,14 @@ def capped_address_space():
         if hard == resource.RLIM_INFINITY or cap < hard:
             resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
             capped = True
+    else:  # the GPU's memory is capped instead: a junk size must not fill a 141 GB device
+        ember.cuda.set_memory_limit(4 * 2**30)
     yield
     if capped:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    if cuda_unavailable_reason() is None:
+        ember.cuda.set_memory_limit(0)
+        ember.cuda.empty_cache()
 
 
 @pytest.fixture(autouse=True)

@@ -30,6 +30,8 @@ FILE_FUNCTIONS = {
     "fromregex",
     "save_file",
     "load_file",
+    "save_safetensors",
+    "load_safetensors",
 }
 # Not functions of arrays: context managers and printing, which take any object or none.
 SKIP = {"printoptions", "show_config", "show_runtime", "errstate", "set_printoptions"}
