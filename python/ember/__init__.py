@@ -7,6 +7,7 @@ on a device (``"cpu"`` or ``"cuda"``); ``ember.asnumpy`` and ``np.asarray`` move
 
 from . import _core
 from . import _calls  # first: wraps every nanobind function and method (ember/_calls.py)
+from . import _op_names
 
 from ._array import asarray, asnumpy, from_dlpack
 from ._core import (
@@ -124,24 +125,8 @@ _REDUCTIONS = [row[0] for row in _core.reductions()]
 globals().update({name: getattr(_core, name) for name in _REDUCTIONS})
 
 # NumPy's spellings of the same functions.
-_ALIASES = {
-    "power": "pow",
-    "absolute": "abs",
-    "arcsin": "asin",
-    "arccos": "acos",
-    "arctan": "atan",
-    "arcsinh": "asinh",
-    "arccosh": "acosh",
-    "arctanh": "atanh",
-    "arctan2": "atan2",
-    "invert": "bitwise_invert",
-    "bitwise_not": "bitwise_invert",
-    "left_shift": "bitwise_left_shift",
-    "right_shift": "bitwise_right_shift",
-    "conjugate": "conj",
-    "true_divide": "divide",
-    "mod": "remainder",
-}
+_ALIASES = {numpy: name for name, numpy in _op_names.NUMPY_NAMES.items()}
+_ALIASES.update(_op_names.EXTRA_ALIASES)
 globals().update(
     {alias: _calls.alias(getattr(_core, name), alias) for alias, name in _ALIASES.items()}
 )

@@ -19,6 +19,7 @@ import warnings
 import numpy as _np
 
 from . import _core
+from ._op_names import NUMPY_NAMES as _NUMPY_NAMES
 
 __all__ = ["errstate", "geterr", "geterrcall", "seterr", "seterrcall"]
 
@@ -28,22 +29,6 @@ geterr = _np.geterr
 seterrcall = _np.seterrcall
 geterrcall = _np.geterrcall
 
-# ember's op table names that NumPy spells differently (NumPy's messages name its ufuncs)
-_NUMPY_NAMES = {
-    "pow": "power",
-    "abs": "absolute",
-    "asin": "arcsin",
-    "acos": "arccos",
-    "atan": "arctan",
-    "asinh": "arcsinh",
-    "acosh": "arccosh",
-    "atanh": "arctanh",
-    "atan2": "arctan2",
-    "conj": "conjugate",
-    "bitwise_invert": "invert",
-    "bitwise_left_shift": "left_shift",
-    "bitwise_right_shift": "right_shift",
-}
 
 # NumPy's order of handling, with its NPY_FPE_* bits
 _FLAGS = (
