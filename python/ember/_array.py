@@ -64,6 +64,8 @@ def _asarray(obj, dtype, device, copy):
     try:
         a = _np.asarray(obj)
     except (ValueError, TypeError) as e:
+        if isinstance(obj, (list, tuple)) and _holds_device_array(obj):
+            return _stack_nested(obj, dtype, device)
         raise type(e)(f"ember.asarray: cannot convert {type(obj).__name__}: {e}") from None
     if a.dtype.kind not in "biufc":
         raise TypeError(
@@ -73,6 +75,64 @@ def _asarray(obj, dtype, device, copy):
     if copy is False:
         raise ValueError("ember.asarray: copy=False is impossible for a Python sequence")
     return _core._asarray(a, dtype, device, None, True)
+
+
+def _holds_device_array(seq):
+    """Whether a nested list/tuple holds an ember array that NumPy cannot see (not on the CPU)."""
+    for e in seq:
+        if type(e) is ndarray:
+            if e.device.type != "cpu":
+                return True
+        elif isinstance(e, (list, tuple)) and _holds_device_array(e):
+            return True
+    return False
+
+
+def _stack_nested(seq, dtype, device):
+    """A nested list/tuple of GPU ember arrays and scalars as one array, built on the device the
+    arrays are on (CuPy's asarray of a list of device arrays): the leaves take NumPy's result
+    type of a list (Python scalars as float64/int64/complex128, not weak), then are stacked."""
+    leaves = []
+
+    def walk(s):
+        for e in s:
+            if isinstance(e, (list, tuple)):
+                walk(e)
+            else:
+                leaves.append(e)
+
+    walk(seq)
+    devs = {e.device for e in leaves if type(e) is ndarray}
+    if device is None:
+        if len(devs) > 1:
+            raise ValueError(
+                "ember.asarray: the arrays in the list are on different devices "
+                f"({', '.join(sorted(map(str, devs)))}); pass device= to choose one"
+            )
+        device = devs.pop()
+    if dtype is None:
+        kinds = [e.dtype if type(e) is ndarray else _np.asarray(e).dtype for e in leaves]
+        from . import result_type
+
+        dtype = result_type(*kinds) if kinds else None
+
+    def build(s):
+        parts = [build(e) if isinstance(e, (list, tuple)) else _asarray(e, dtype, device, None)
+                 for e in s]
+        if not parts:
+            return _core._asarray(_np.asarray(s), dtype, device, None)
+        return _stack(parts)
+
+    return build(seq)
+
+
+def _stack(parts):
+    from . import stack
+
+    try:
+        return stack(parts)
+    except ValueError as e:
+        raise ValueError(f"ember.asarray: the nested sequence is ragged: {e}") from None
 
 
 def from_dlpack(x, /, *, device=None, copy=None):

@@ -538,3 +538,25 @@ def test_meshgrid(device, indexing):
         strict=True,
     ):
         equal(got, want)
+
+
+def test_asarray_of_a_list_of_arrays(device):
+    # The Array API suite builds references as asarray([[x1[i] * x2[j] ...]]): 0-d arrays on the
+    # device in a nested list stay on it, with NumPy's result type of a list.
+    x1 = ember.asarray([1.5, -2.0, 3.0], device=device)
+    x2 = ember.asarray([2, 4], dtype="int32", device=device)
+    got = ember.asarray([[x1[i] * x2[j] for j in range(2)] for i in range(3)])
+    assert got.device == x1.device and got.dtype == ember.float64
+    np.testing.assert_array_equal(ember.asnumpy(got), np.outer([1.5, -2.0, 3.0], [2, 4]))
+    mixed = ember.asarray([x2[0], 7, x2[1]])
+    assert mixed.device == x1.device and mixed.dtype == ember.int64
+    np.testing.assert_array_equal(ember.asnumpy(mixed), [2, 7, 4])
+    f32 = ember.asarray([x1[0], x1[1]], dtype="float32")
+    assert f32.dtype == ember.float32 and f32.device == x1.device
+    with pytest.raises(ValueError):
+        ember.asarray([[x1[0], x1[1]], [x1[2]]])
+    from ember._array import _stack_nested  # the GPU path, run on the CPU too
+
+    got = _stack_nested([[x1[0], 2], (x1[2], x1[1])], None, None)
+    np.testing.assert_array_equal(ember.asnumpy(got), [[1.5, 2.0], [3.0, -2.0]])
+    assert got.dtype == ember.float64
