@@ -51,14 +51,14 @@ __all__ = [
 # ---- order statistics -----------------------------------------------------------------------
 
 
-def amax(a, axis=None, keepdims=False):
+def amax(a, axis=None, out=None, keepdims=False, *, initial=None, where=None):
     """max (NumPy's other name)."""
-    return _core.max(_asarray(a), axis=axis, keepdims=keepdims)
+    return _core.max(_asarray(a), axis, out, keepdims, initial=initial, where=where)
 
 
-def amin(a, axis=None, keepdims=False):
+def amin(a, axis=None, out=None, keepdims=False, *, initial=None, where=None):
     """min (NumPy's other name)."""
-    return _core.min(_asarray(a), axis=axis, keepdims=keepdims)
+    return _core.min(_asarray(a), axis, out, keepdims, initial=initial, where=where)
 
 
 def ptp(x, axis=None, keepdims=False):
@@ -318,17 +318,31 @@ def _fill_nan(x, value):
     return _core.where(_core.isnan(x), _core.full((), value, dtype=x.dtype, device=x.device), x)
 
 
-def nansum(x, axis=None, dtype=None, keepdims=False):
+def _into(r, out, who):
+    """`r`, or written into `out` (same shape, unsafe cast, as NumPy's reductions) and `out`."""
+    if out is None:
+        return r
+    if not isinstance(out, _core.ndarray):
+        raise TypeError(f"{who}: out must be an ember array, got {type(out).__name__}")
+    if tuple(out.shape) != tuple(r.shape):
+        raise ValueError(
+            f"{who}: output parameter has shape {tuple(out.shape)}, expected {tuple(r.shape)}"
+        )
+    out[...] = r.astype(out.dtype)
+    return out
+
+
+def nansum(x, axis=None, dtype=None, out=None, keepdims=False, *, initial=None, where=None):
     """sum treating NaN as zero."""
-    return _core.sum(_fill_nan(x, 0), axis=axis, dtype=dtype, keepdims=keepdims)
+    return _core.sum(_fill_nan(x, 0), axis, dtype, out, keepdims, initial=initial, where=where)
 
 
-def nanprod(a, axis=None, dtype=None, keepdims=False):
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, *, initial=None, where=None):
     """The product treating NaN as 1."""
     x = _asarray(a)
     if x.dtype.kind in "fc":
         x = _core.where(_core.isnan(x), ones_like(x), x)
-    return _core.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)
+    return _core.prod(x, axis, dtype, out, keepdims, initial=initial, where=where)
 
 
 def nancumsum(a, axis=None, dtype=None):
@@ -351,17 +365,21 @@ def _count(x, axis, keepdims):
     return _core.sum(~_core.isnan(x), axis=axis, dtype=_core.int64, keepdims=keepdims)
 
 
-def nanmean(x, axis=None, dtype=None, keepdims=False):
+def nanmean(x, axis=None, dtype=None, out=None, keepdims=False):
     """mean of the non-NaN elements (NaN where all are NaN)."""
     x = _asarray(x)
     if x.dtype.kind not in "fc":
-        return _core.mean(x, axis=axis, dtype=dtype, keepdims=keepdims)
+        return _core.mean(x, axis, dtype, out, keepdims)
     s = nansum(x, axis=axis, dtype=dtype, keepdims=keepdims)
-    return s / _count(x, axis, keepdims).astype(s.dtype)
+    return _into(s / _count(x, axis, keepdims).astype(s.dtype), out, "ember.nanmean")
 
 
-def nanvar(x, axis=None, dtype=None, ddof=0, keepdims=False):
+def nanvar(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """var of the non-NaN elements."""
+    return _into(_nanvar(x, axis, dtype, ddof, keepdims), out, "ember.nanvar")
+
+
+def _nanvar(x, axis, dtype, ddof, keepdims):
     x = _asarray(x)
     if x.dtype.kind not in "fc":
         return _core.var(x, axis=axis, ddof=ddof, keepdims=keepdims)
@@ -372,29 +390,36 @@ def nanvar(x, axis=None, dtype=None, ddof=0, keepdims=False):
     return s / _core.where(n > 0, n, _core.full((), float("nan"), dtype=s.dtype, device=s.device))
 
 
-def nanstd(x, axis=None, dtype=None, ddof=0, keepdims=False):
+def nanstd(x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """std of the non-NaN elements."""
-    return _core.sqrt(nanvar(x, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+    r = _core.sqrt(_nanvar(x, axis, dtype, ddof, keepdims))
+    return _into(r, out, "ember.nanstd")
 
 
-def nanmax(x, axis=None, keepdims=False):
+def _nanextremum(fn, fill, who, x, axis, out, keepdims, initial, where):
+    x = _asarray(x)
+    if x.dtype.kind != "f":
+        return fn(x, axis, out, keepdims, initial=initial, where=where)
+    m = fn(_fill_nan(x, fill), axis=axis, keepdims=keepdims, initial=initial, where=where)
+    if initial is None:  # all-NaN slices (under the mask) give NaN
+        valid = ~_core.isnan(x)
+        if where is not None and where is not True:
+            valid = valid & asarray(where, device=x.device)
+        allnan = _core.sum(valid, axis=axis, keepdims=keepdims) == 0
+        m = _core.where(allnan, _core.full((), float("nan"), dtype=m.dtype, device=m.device), m)
+    return _into(m, out, who)
+
+
+def nanmax(x, axis=None, out=None, keepdims=False, *, initial=None, where=None):
     """max ignoring NaN (NaN where all are NaN)."""
-    x = _asarray(x)
-    if x.dtype.kind != "f":
-        return _core.max(x, axis=axis, keepdims=keepdims)
-    m = _core.max(_fill_nan(x, float("-inf")), axis=axis, keepdims=keepdims)
-    allnan = _count(x, axis, keepdims) == 0
-    return _core.where(allnan, _core.full((), float("nan"), dtype=m.dtype, device=m.device), m)
+    return _nanextremum(_core.max, float("-inf"), "ember.nanmax", x, axis, out, keepdims,
+                        initial, where)
 
 
-def nanmin(x, axis=None, keepdims=False):
+def nanmin(x, axis=None, out=None, keepdims=False, *, initial=None, where=None):
     """min ignoring NaN (NaN where all are NaN)."""
-    x = _asarray(x)
-    if x.dtype.kind != "f":
-        return _core.min(x, axis=axis, keepdims=keepdims)
-    m = _core.min(_fill_nan(x, float("inf")), axis=axis, keepdims=keepdims)
-    allnan = _count(x, axis, keepdims) == 0
-    return _core.where(allnan, _core.full((), float("nan"), dtype=m.dtype, device=m.device), m)
+    return _nanextremum(_core.min, float("inf"), "ember.nanmin", x, axis, out, keepdims,
+                        initial, where)
 
 
 def _nanarg(x, axis, keepdims, big, fn, who):

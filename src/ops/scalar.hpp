@@ -587,6 +587,8 @@ struct op_expm1 {
             // exp(x+iy) - 1 = (expm1(x) cos y - 2 sin^2(y/2)) + i exp(x) sin y, accurate near 0;
             // special values as the standard's (C's cexp less 1): inf + 0j stays inf + 0j.
             using R = real_t<T>;
+            if constexpr (sizeof(R) == 4)  // complex64 in double: the two terms can cancel
+                return T(apply(complex_t<double>(a)));
             R x = a.real(), y = a.imag();
             if (y == R(0)) return T(expm1(x) + R(0), y);  // + 0: expm1(-0 + 0j) is +0 + 0j
             if (isinf_(x) && y - y != R(0))
@@ -613,24 +615,20 @@ struct op_log1p {
         }
     }
 };
-struct op_log2 {
-    template <class T>
-    EMBER_HD static T apply(T a) {
-        if constexpr (is_complex_v<T>)
-            return log(a) / real_t<T>(0.693147180559945309417232121458);
-        else
-            return log2(a);
-    }
-};
-struct op_log10 {
-    template <class T>
-    EMBER_HD static T apply(T a) {
-        if constexpr (is_complex_v<T>)
-            return log(a) / real_t<T>(2.30258509299404568401799145468);
-        else
-            return log10(a);
-    }
-};
+// log2, log10 of complex: log(a) / log(base)
+#define EMBER_LOG_BASE(name, ln_base)               \
+    struct op_##name {                              \
+        template <class T>                          \
+        EMBER_HD static T apply(T a) {              \
+            if constexpr (is_complex_v<T>)          \
+                return log(a) / real_t<T>(ln_base); \
+            else                                    \
+                return name(a);                     \
+        }                                           \
+    };
+EMBER_LOG_BASE(log2, 0.693147180559945309417232121458)
+EMBER_LOG_BASE(log10, 2.30258509299404568401799145468)
+#undef EMBER_LOG_BASE
 struct op_logaddexp {
     template <class T>
     EMBER_HD static T apply(T a, T b) {

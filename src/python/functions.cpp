@@ -1,5 +1,6 @@
 // Module-level functions: every elementwise op of the table, creation, manipulation and the dtype
 // functions (reductions: src/python/reductions.cpp).
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -291,11 +292,24 @@ void bind_creation(nb::module_& m) {
         "with retstep, (samples, step).");
     m.def(
         "eye",
-        [](int64_t n, std::optional<int64_t> cols, int64_t k, nb::handle dtype, nb::handle order,
-           nb::handle device, bool requires_grad) {
+        [](int64_t n, std::optional<int64_t> cols, nb::handle k_obj, nb::handle dtype,
+           nb::handle order, nb::handle device, bool requires_grad) {
             check_order(order, "ember.eye");
+            // k is any Python integer: a diagonal beyond the matrix gives zeros (NumPy's).
+            nb::object idx = nb::steal(PyNumber_Index(k_obj.ptr()));
+            if (!idx.is_valid()) {
+                PyErr_Clear();
+                throw nb::type_error(("ember.eye: k must be an integer, got " +
+                                      std::string(nb::type_name(k_obj.type()).c_str()))
+                                         .c_str());
+            }
+            int overflow = 0;
+            long long k = PyLong_AsLongLongAndOverflow(idx.ptr(), &overflow);
+            if (overflow) k = overflow > 0 ? INT64_MAX : INT64_MIN;
+            const int64_t c = cols.value_or(n);
+            if (n >= 0 && c >= 0) k = std::clamp<long long>(k, -n - 1, c + 1);
             return grad_leaf(
-                eye(n, cols, k, to_opt_dtype(dtype, "ember.eye").value_or(DType::float64),
+                eye(n, cols, int64_t(k), to_opt_dtype(dtype, "ember.eye").value_or(DType::float64),
                     dev_or_default(device, "ember.eye")),
                 requires_grad);
         },

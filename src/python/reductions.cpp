@@ -84,6 +84,16 @@ Array call(const Entry& e, const Array& x, const Axes& axes, bool keepdims,
     return heavy(x.size(), e.run, x, axes, keepdims, dtype, correction, e.op);
 }
 
+// The axes of a reduction of `x`. NumPy takes an int axis 0 or -1 on a 0-d array (see reduce()),
+// but a tuple names dimensions, and a 0-d array has none: AxisError.
+Axes reduce_axes(nb::handle axis, const Array& x, const char* who) {
+    Axes a = to_axes(axis, who);
+    if (a && !a->empty() && x.ndim() == 0 &&
+        (PyTuple_Check(axis.ptr()) || PyList_Check(axis.ptr())))
+        normalize_axis((*a)[0], 0, who);  // throws
+    return a;
+}
+
 // argmax/argmin: one axis or None.
 Axes index_axes(nb::handle axis, const char* who) {
     if (axis.is_none()) return std::nullopt;
@@ -126,10 +136,23 @@ nb::object finish(const Entry& e, Array&& r, nb::handle out) {
     return nb::borrow(out);
 }
 
+// NumPy's keyword-only `initial=` and `where=` (rare): composed in Python from the reduction
+// itself, where, maximum/minimum and full (ember/_reduce_extra.py); the result goes to finish().
+bool plain_call(nb::handle initial, nb::handle where) {
+    return initial.is_none() && (where.is_none() || where.ptr() == Py_True);
+}
+Array extra_call(const Entry& e, nb::handle x, nb::handle axis, nb::handle dtype, nb::handle ddof,
+                 bool keepdims, nb::handle correction, nb::handle initial, nb::handle where) {
+    static nb::object* helper =  // never destroyed: it outlives the interpreter's teardown
+        new nb::object(nb::module_::import_("ember._reduce_extra").attr("reduce"));
+    return nb::cast<Array>(
+        (*helper)(e.name, x, axis, dtype, ddof, keepdims, correction, initial, where));
+}
+
 // NumPy's positional order for every entry, functions and methods alike (x is the array or the
-// method's self): sum/prod/mean (x, axis, dtype, out, keepdims); max/min/any/all (x, axis, out,
-// keepdims); argmax/argmin (x, axis, out, *, keepdims); var/std (x, axis, dtype, out, ddof,
-// keepdims, *, correction).
+// method's self): sum/prod/mean (x, axis, dtype, out, keepdims, *, initial, where); max/min/any/
+// all (x, axis, out, keepdims, *, initial, where); argmax/argmin (x, axis, out, *, keepdims);
+// var/std (x, axis, dtype, out, ddof, keepdims, *, correction, where).
 template <class C>
 void def_entry(C& scope, const Entry& e) {
     const char* name = e.name.c_str();
@@ -147,28 +170,42 @@ void def_entry(C& scope, const Entry& e) {
     switch (e.sig) {
         case Sig::plain:
             def(
-                [p, array](nb::handle x, nb::handle axis, nb::handle out, bool keepdims) {
+                [p, array](nb::handle x, nb::handle axis, nb::handle out, bool keepdims,
+                           nb::handle initial, nb::handle where) {
                     const char* who = p->who.c_str();
+                    if (!plain_call(initial, where))
+                        return finish(*p,
+                                      extra_call(*p, x, axis, nb::none(), nb::none(), keepdims,
+                                                 nb::none(), initial, where),
+                                      out);
+                    const Array xa = array(x, who);
                     return finish(
-                        *p,
-                        call(*p, array(x, who), to_axes(axis, who), keepdims, std::nullopt, 0.0),
+                        *p, call(*p, xa, reduce_axes(axis, xa, who), keepdims, std::nullopt, 0.0),
                         out);
                 },
                 nb::arg("axis").none() = nb::none(), nb::arg("out").none() = nb::none(),
-                nb::arg("keepdims") = false);
+                nb::arg("keepdims") = false, nb::kw_only(), nb::arg("initial").none() = nb::none(),
+                nb::arg("where").none() = nb::none());
             break;
         case Sig::dtype:
             def(
                 [p, array](nb::handle x, nb::handle axis, nb::handle dtype, nb::handle out,
-                           bool keepdims) {
+                           bool keepdims, nb::handle initial, nb::handle where) {
                     const char* who = p->who.c_str();
+                    if (!plain_call(initial, where))
+                        return finish(*p,
+                                      extra_call(*p, x, axis, dtype, nb::none(), keepdims,
+                                                 nb::none(), initial, where),
+                                      out);
+                    const Array xa = array(x, who);
                     return finish(*p,
-                                  call(*p, array(x, who), to_axes(axis, who), keepdims,
+                                  call(*p, xa, reduce_axes(axis, xa, who), keepdims,
                                        to_opt_dtype(dtype, who), 0.0),
                                   out);
                 },
                 nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
-                nb::arg("out").none() = nb::none(), nb::arg("keepdims") = false);
+                nb::arg("out").none() = nb::none(), nb::arg("keepdims") = false, nb::kw_only(),
+                nb::arg("initial").none() = nb::none(), nb::arg("where").none() = nb::none());
             break;
         case Sig::index:
             def(
@@ -185,18 +222,25 @@ void def_entry(C& scope, const Entry& e) {
         case Sig::moments:
             def(
                 [p, array](nb::handle x, nb::handle axis, nb::handle dtype, nb::handle out,
-                           nb::handle ddof, bool keepdims, nb::handle correction) {
+                           nb::handle ddof, bool keepdims, nb::handle correction,
+                           nb::handle where) {
                     const char* who = p->who.c_str();
+                    if (!plain_call(nb::none(), where))
+                        return finish(*p,
+                                      extra_call(*p, x, axis, dtype, ddof, keepdims, correction,
+                                                 nb::none(), where),
+                                      out);
+                    const Array xa = array(x, who);
                     return finish(
                         *p,
-                        call(*p, array(x, who), to_axes(axis, who), keepdims,
-                             to_opt_dtype(dtype, who), correction_of(correction, ddof, who)),
+                        call(*p, xa, reduce_axes(axis, xa, who), keepdims, to_opt_dtype(dtype, who),
+                             correction_of(correction, ddof, who)),
                         out);
                 },
                 nb::arg("axis").none() = nb::none(), nb::arg("dtype").none() = nb::none(),
                 nb::arg("out").none() = nb::none(), nb::arg("ddof").none() = nb::none(),
                 nb::arg("keepdims") = false, nb::kw_only(),
-                nb::arg("correction").none() = nb::none());
+                nb::arg("correction").none() = nb::none(), nb::arg("where").none() = nb::none());
             break;
     }
 }

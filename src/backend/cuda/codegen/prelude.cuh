@@ -307,6 +307,37 @@ __device__ inline zd log1p(const zd& u) {  // log(1 + u), accurate for small u
     const double re = (m < 0.5 || m > 2.0) ? ::log(m) : 0.5 * ::log1p(x * (2.0 + x) + y * y);
     return {re, ::atan2(y, x + 1.0)};
 }
+// sqrt: CCCL's goes through polar form, so sqrt(-4 + 0i) = 1.2e-16 + 2i; this one is exact
+// on the axes and scaled away from overflow (Kahan's).
+__device__ inline zd sqrt(const zd& z) {
+    const double x = z.real(), y = z.imag();
+    if (!finite(z)) return cuda::std::sqrt(z);
+    if (x == 0.0 && y == 0.0) return {0.0, y};
+    double ax = ::fabs(x), ay = ::fabs(y), sc = 1.0;
+    const double m = ::fmax(ax, ay);
+    if (m > 0x1p1000) {
+        ax *= 0x1p-2, ay *= 0x1p-2, sc = 2.0;
+    } else if (m < 0x1p-1000) {
+        ax *= 0x1p600, ay *= 0x1p600, sc = 0x1p-300;
+    }
+    const double t = ::sqrt(0.5 * (ax + hypot(ax, ay))), u = ay / (2.0 * t);
+    return x >= 0.0 ? zd(t * sc, ::copysign(u * sc, y)) : zd(u * sc, ::copysign(t * sc, y));
+}
+// sinh, cosh (sin, cos through them): for a real argument, sinh(x) + 0i and cosh(x) + 0i even
+// where sinh(x) overflows (CCCL's multiply inf by sin(0) into NaN).
+__device__ inline zd sinh(const zd& z) {
+    if (z.imag() == 0.0 && finite(z)) return {::sinh(z.real()), z.imag()};
+    return cuda::std::sinh(z);
+}
+__device__ inline zd cosh(const zd& z) {
+    if (z.imag() == 0.0 && finite(z)) return {::cosh(z.real()), ::copysign(0.0, z.real()) * z.imag()};
+    return cuda::std::cosh(z);
+}
+__device__ inline zd sin(const zd& z) {  // -i sinh(iz)
+    const zd r = sinh(zd(-z.imag(), z.real()));
+    return {r.imag(), -r.real()};
+}
+__device__ inline zd cos(const zd& z) { return cosh(zd(-z.imag(), z.real())); }
 __device__ inline zd asinh(const zd& z) {
     if (!finite(z)) return cuda::std::asinh(z);
     const bool neg = signbit(z.real());
@@ -317,7 +348,7 @@ __device__ inline zd asinh(const zd& z) {
         r = log_2z(w);
     } else {  // log1p(w + w^2 / (1 + sqrt(w^2 + 1))); w^2 + 1 without cancellation near +-i
         const zd q((x - y) * (x + y), 2.0 * x * y);
-        const zd s = cuda::std::sqrt(zd(x < 0.5 ? (1.0 - y) * (1.0 + y) + x * x : q.real() + 1.0,
+        const zd s = sqrt(zd(x < 0.5 ? (1.0 - y) * (1.0 + y) + x * x : q.real() + 1.0,
                                         q.imag()));
         r = log1p(w + q / zd(s.real() + 1.0, s.imag()));
     }
@@ -333,7 +364,7 @@ __device__ inline zd acosh(const zd& z) {
     const zd r =
         norm_inf(z) > huge
             ? log_2z(z)
-            : log1p(zd(x - 1.0, y) + cuda::std::sqrt(zd(x + 1.0, y)) * cuda::std::sqrt(zd(x - 1.0, y)));
+            : log1p(zd(x - 1.0, y) + sqrt(zd(x + 1.0, y)) * sqrt(zd(x - 1.0, y)));
     return {::fabs(r.real()), ::copysign(r.imag(), y)};
 }
 __device__ inline zd atanh(const zd& z) {
@@ -369,11 +400,11 @@ __device__ inline zd acos(const zd& z) {  // +-i acosh(z), the one with a real p
     }
 EMBER_COMPLEX_MATH(exp, cuda::std::exp)
 EMBER_COMPLEX_MATH(log, cuda::std::log)
-EMBER_COMPLEX_MATH(sqrt, cuda::std::sqrt)
-EMBER_COMPLEX_MATH(sin, cuda::std::sin)
-EMBER_COMPLEX_MATH(cos, cuda::std::cos)
-EMBER_COMPLEX_MATH(sinh, cuda::std::sinh)
-EMBER_COMPLEX_MATH(cosh, cuda::std::cosh)
+EMBER_COMPLEX_MATH(sqrt, cmath::sqrt)
+EMBER_COMPLEX_MATH(sin, cmath::sin)
+EMBER_COMPLEX_MATH(cos, cmath::cos)
+EMBER_COMPLEX_MATH(sinh, cmath::sinh)
+EMBER_COMPLEX_MATH(cosh, cmath::cosh)
 EMBER_COMPLEX_MATH(asin, cmath::asin)
 EMBER_COMPLEX_MATH(acos, cmath::acos)
 EMBER_COMPLEX_MATH(atan, cmath::atan)
@@ -386,6 +417,11 @@ __device__ inline cuda::std::complex<float> pow(const cuda::std::complex<float>&
     using zd = cuda::std::complex<double>;
     return cuda::std::complex<float>(cuda::std::pow(zd(a), zd(b)));
 }
+__device__ inline cmath::zd sqrt(const cmath::zd& z) { return cmath::sqrt(z); }
+__device__ inline cmath::zd sin(const cmath::zd& z) { return cmath::sin(z); }
+__device__ inline cmath::zd cos(const cmath::zd& z) { return cmath::cos(z); }
+__device__ inline cmath::zd sinh(const cmath::zd& z) { return cmath::sinh(z); }
+__device__ inline cmath::zd cosh(const cmath::zd& z) { return cmath::cosh(z); }
 __device__ inline cmath::zd asin(const cmath::zd& z) { return cmath::asin(z); }
 __device__ inline cmath::zd acos(const cmath::zd& z) { return cmath::acos(z); }
 __device__ inline cmath::zd atan(const cmath::zd& z) { return cmath::atan(z); }
