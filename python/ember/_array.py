@@ -112,7 +112,7 @@ def _stack_nested(seq, dtype, device):
         device = devs.pop()
     if dtype is None:
         kinds = [e.dtype if type(e) is ndarray else _np.asarray(e).dtype for e in leaves]
-        from . import result_type
+        from ._dtypes import result_type
 
         dtype = result_type(*kinds) if kinds else None
 
@@ -127,7 +127,7 @@ def _stack_nested(seq, dtype, device):
 
 
 def _stack(parts):
-    from . import stack
+    from ._joining import stack
 
     try:
         return stack(parts)
