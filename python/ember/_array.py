@@ -117,8 +117,10 @@ def _stack_nested(seq, dtype, device):
         dtype = result_type(*kinds) if kinds else None
 
     def build(s):
-        parts = [build(e) if isinstance(e, (list, tuple)) else _asarray(e, dtype, device, None)
-                 for e in s]
+        parts = [
+            build(e) if isinstance(e, (list, tuple)) else _asarray(e, dtype, device, None)
+            for e in s
+        ]
         if not parts:
             return _core._asarray(_np.asarray(s), dtype, device, None)
         return _stack(parts)

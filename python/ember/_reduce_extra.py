@@ -81,8 +81,11 @@ def _masked_moment(name, x, mask, axis, dtype, keepdims, ddof, correction):
     c = correction if correction is not None else (ddof if ddof is not None else 0)
     dev = x - mean
     sq = (_core.abs(dev) ** 2) if dev.dtype.kind == "c" else dev * dev
-    s = _core.sum(_core.where(mask, sq, asarray(0, device=x.device).astype(sq.dtype)),
-                  axis=axis, keepdims=True)
+    s = _core.sum(
+        _core.where(mask, sq, asarray(0, device=x.device).astype(sq.dtype)),
+        axis=axis,
+        keepdims=True,
+    )
     var = s / (count.astype(s.dtype) - c)
     r = var if name == "var" else _core.sqrt(var)
     return r if keepdims else _squeeze(r, axis, x.ndim)

@@ -412,14 +412,16 @@ def _nanextremum(fn, fill, who, x, axis, out, keepdims, initial, where):
 
 def nanmax(x, axis=None, out=None, keepdims=False, *, initial=None, where=None):
     """max ignoring NaN (NaN where all are NaN)."""
-    return _nanextremum(_core.max, float("-inf"), "ember.nanmax", x, axis, out, keepdims,
-                        initial, where)
+    return _nanextremum(
+        _core.max, float("-inf"), "ember.nanmax", x, axis, out, keepdims, initial, where
+    )
 
 
 def nanmin(x, axis=None, out=None, keepdims=False, *, initial=None, where=None):
     """min ignoring NaN (NaN where all are NaN)."""
-    return _nanextremum(_core.min, float("inf"), "ember.nanmin", x, axis, out, keepdims,
-                        initial, where)
+    return _nanextremum(
+        _core.min, float("inf"), "ember.nanmin", x, axis, out, keepdims, initial, where
+    )
 
 
 def _nanarg(x, axis, keepdims, big, fn, who):

@@ -563,8 +563,13 @@ def test_asarray_of_a_list_of_arrays(device):
 
 
 def test_eye_any_integer_k(device):
-    for n, m, k in [(2, 30, 11057371157032240878774709175753637888), (3, None, -(10**30)),
-                    (4, 5, 2), (4, 5, -5), (0, 3, 7)]:
+    for n, m, k in [
+        (2, 30, 11057371157032240878774709175753637888),
+        (3, None, -(10**30)),
+        (4, 5, 2),
+        (4, 5, -5),
+        (0, 3, 7),
+    ]:
         got = ember.eye(n, m, k=k, device=device)
         np.testing.assert_array_equal(ember.asnumpy(got), np.eye(n, m, k=k))
     with pytest.raises(TypeError, match="ember.eye: k must be an integer"):

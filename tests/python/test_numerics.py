@@ -455,8 +455,24 @@ def test_ravel_multi_index_largest_ok():
         ember.unravel_index(np.array([1]), (2**32, 2**32))
 
 
-COMPLEX_FUNCS = ["sqrt", "exp", "expm1", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh",
-                 "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"]
+COMPLEX_FUNCS = [
+    "sqrt",
+    "exp",
+    "expm1",
+    "log",
+    "sin",
+    "cos",
+    "tan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+]
 
 
 @pytest.mark.parametrize("name", COMPLEX_FUNCS)
@@ -465,10 +481,27 @@ def test_complex_functions_edges(name, dtype, device):
     # Values where textbook formulas lose digits or overflow: the negative real axis, branch
     # points, tiny and huge magnitudes, real arguments whose sinh/cosh overflow.
     big = 1e30 if dtype == "complex64" else 1e200
-    vals = [-49 + 0j, complex(-49, -0.0), -4 + 0j, 0.5 + 0j, 1 + 1e-7j, 1e-7 + 1j, 2j, -2j,
-            1e-20 + 1e-20j, complex(-1e-20, 3e-21), complex(big, 1), complex(-big, big / 3),
-            complex(-big, -0.0), 1e-3 + 0.5j, 0.3 - 0.7j, 3 - 2j, complex(80, 0),
-            complex(-0.0, 0.9), complex(0.0, 0.0)]
+    vals = [
+        -49 + 0j,
+        complex(-49, -0.0),
+        -4 + 0j,
+        0.5 + 0j,
+        1 + 1e-7j,
+        1e-7 + 1j,
+        2j,
+        -2j,
+        1e-20 + 1e-20j,
+        complex(-1e-20, 3e-21),
+        complex(big, 1),
+        complex(-big, big / 3),
+        complex(-big, -0.0),
+        1e-3 + 0.5j,
+        0.3 - 0.7j,
+        3 - 2j,
+        complex(80, 0),
+        complex(-0.0, 0.9),
+        complex(0.0, 0.0),
+    ]
     if name in ("sinh", "cosh", "exp", "expm1", "sin", "cos", "tan", "tanh"):
         vals = [v for v in vals if abs(v) < 50] + [complex(0, 100)]
         if name != "expm1":  # NumPy's complex64 expm1(100 + 0j) is inf + nan j; C's cexp: inf + 0j

@@ -65,8 +65,9 @@ def test_initial_where_errors(device):
     np.testing.assert_allclose(ember.asnumpy(out), np.nan_to_num(A).sum(axis=0) + 1)
 
 
-@pytest.mark.parametrize("name", ["amax", "amin", "nanmax", "nanmin", "nansum", "nanprod",
-                                  "nanmean", "nanvar", "nanstd"])
+@pytest.mark.parametrize(
+    "name", ["amax", "amin", "nanmax", "nanmin", "nansum", "nanprod", "nanmean", "nanvar", "nanstd"]
+)
 def test_out_of_statistics(name, device):
     x = to_ember(A, device)
     want = getattr(np, name)(A, axis=1)
