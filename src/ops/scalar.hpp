@@ -587,8 +587,10 @@ struct op_expm1 {
             // exp(x+iy) - 1 = (expm1(x) cos y - 2 sin^2(y/2)) + i exp(x) sin y, accurate near 0;
             // special values as the standard's (C's cexp less 1): inf + 0j stays inf + 0j.
             using R = real_t<T>;
-            if constexpr (sizeof(R) == 4)  // complex64 in double: the two terms can cancel
-                return T(apply(complex_t<double>(a)));
+            if constexpr (sizeof(R) == 4) {  // complex64 in double: the two terms can cancel
+                using D = std::conditional_t<sizeof(R) == 4, double, R>;  // (a dependent type)
+                return T(apply(complex_t<D>(a)));
+            }
             R x = a.real(), y = a.imag();
             if (y == R(0)) return T(expm1(x) + R(0), y);  // + 0: expm1(-0 + 0j) is +0 + 0j
             if (isinf_(x) && y - y != R(0))

@@ -208,6 +208,7 @@ def test_capture_on_a_given_stream_and_replay_on_another():
         y = x * 3.0
     assert ember.cuda.current_stream() == ember.cuda.default_stream()
     other = ember.cuda.Stream()
+    other.wait_stream(ember.cuda.default_stream())  # x was made on the default stream
     with ember.cuda.stream(other):
         g.replay()
     other.synchronize()

@@ -279,15 +279,17 @@ __device__ inline cuda::std::complex<double> tan(const cuda::std::complex<double
 }
 
 // CCCL's other complex functions are the textbook formulas, evaluated in the argument's
-// precision: complex64 exp, sin, sqrt, ... lose up to ~1e-4 relative, and acosh/asinh cancel in
-// the left half-plane (log(z + sqrt(z^2 - 1))) and overflow once |z|^2 does (complex64 above
-// ~1e19). ember evaluates complex64 in double, and for finite z gives the inverse functions forms
-// free of both: asinh on the right half-plane (odd for the left) as
-// log1p(w + w^2 / (1 + sqrt(w^2 + 1))), acosh(z) = log1p((z - 1) + sqrt(z + 1) sqrt(z - 1)),
-// log(2z) for both above 1e150, atanh from log1p and atan2, and asin, acos, atan through them
-// (within 5e-16 relative of glibc's on random and edge values, checked in a Python model of this
-// code). Infinities and NaN keep CCCL's values (C99 Annex G), except acosh(+-0 + NaN i) =
-// NaN + i pi/2 (the Array API standard's, and glibc's).
+// precision: complex64 exp, sin, sqrt, ... lose up to ~1e-4 relative, acosh/asinh cancel in the
+// left half-plane (log(z + sqrt(z^2 - 1))) and overflow once |z|^2 does (complex64 above ~1e19),
+// log loses a tiny log|z| near the unit circle, sqrt goes through polar form, and exp/sinh/cosh
+// turn inf * sin(0) into NaN. ember evaluates complex64 in double and, for finite z, replaces:
+// sqrt (Kahan's, scaled), log (log1p of a compensated x^2 + y^2 - 1 near |z| = 1), exp/sinh/cosh
+// (real axis exact, e^|x| in two halves past 709), asinh on the right half-plane (odd for the
+// left) as log1p(w + w^2 / (1 + sqrt(w^2 + 1))), acosh(z) = log1p((z - 1) + sqrt(z + 1)
+// sqrt(z - 1)), log(2z) for both above 1e150, atanh from log1p and atan2, and asin, acos, atan,
+// sin, cos through them (each modelled in Python against glibc first: within 2e-14 relative,
+// most within 5e-16). Infinities and NaN keep CCCL's values (C99 Annex G), except
+// acosh(+-0 + NaN i) = NaN + i pi/2 (the Array API standard's, and glibc's).
 namespace cmath {
 using zd = cuda::std::complex<double>;
 constexpr double ln2 = 0.693147180559945309417232121458;
@@ -323,15 +325,51 @@ __device__ inline zd sqrt(const zd& z) {
     const double t = ::sqrt(0.5 * (ax + hypot(ax, ay))), u = ay / (2.0 * t);
     return x >= 0.0 ? zd(t * sc, ::copysign(u * sc, y)) : zd(u * sc, ::copysign(t * sc, y));
 }
-// sinh, cosh (sin, cos through them): for a real argument, sinh(x) + 0i and cosh(x) + 0i even
-// where sinh(x) overflows (CCCL's multiply inf by sin(0) into NaN).
+// x^2 + y^2 - 1 without cancellation: the squares split exactly by fma, summed compensated.
+__device__ inline double x2y2m1(double x, double y) {
+    const double p1 = x * x, p2 = y * y;
+    const double t[5] = {-1.0, p1, p2, ::fma(x, x, -p1), ::fma(y, y, -p2)};
+    double sum = 0.0, c = 0.0;
+    for (double v : t) {
+        const double u = sum + v;
+        c += ::fabs(sum) >= ::fabs(v) ? (sum - u) + v : (v - u) + sum;
+        sum = u;
+    }
+    return sum + c;
+}
+// log: log|z| = log1p(x^2 + y^2 - 1) / 2 near |z| = 1, where log(hypot) loses a tiny result.
+__device__ inline zd log(const zd& z) {
+    if (!finite(z)) return cuda::std::log(z);
+    const double x = ::fabs(z.real()), y = ::fabs(z.imag()), h = hypot(x, y);
+    const double re = h > 0.5 && h < 2.0 ? 0.5 * ::log1p(x2y2m1(x, y)) : ::log(h);
+    return {re, ::atan2(z.imag(), z.real())};
+}
+// exp, sinh, cosh (sin, cos through them): for a real argument, exp(x) + 0i, sinh(x) + 0i and
+// cosh(x) + 0i even where they overflow (CCCL multiplies inf by sin(0) into NaN); beyond
+// exp's range (|x| > 709) e^|x| is applied as two halves, so a finite result stays finite.
+constexpr double exp_max = 709.0;
+__device__ inline zd exp(const zd& z) {
+    const double x = z.real(), y = z.imag();
+    if (!finite(z) || x <= exp_max) return cuda::std::exp(z);
+    if (y == 0.0) return {::exp(x), y};
+    const double h = ::exp(0.5 * x);
+    return {(h * ::cos(y)) * h, (h * ::sin(y)) * h};
+}
 __device__ inline zd sinh(const zd& z) {
-    if (z.imag() == 0.0 && finite(z)) return {::sinh(z.real()), z.imag()};
-    return cuda::std::sinh(z);
+    const double x = z.real(), y = z.imag();
+    if (!finite(z)) return cuda::std::sinh(z);
+    if (y == 0.0) return {::sinh(x), y};
+    if (::fabs(x) <= exp_max) return cuda::std::sinh(z);
+    const double h = 0.5 * ::exp(0.5 * ::fabs(x)), e = 2.0 * h;  // sinh|x| = cosh|x| = e^|x| / 2
+    return {::copysign((h * ::cos(y)) * e, x), (h * ::sin(y)) * e};
 }
 __device__ inline zd cosh(const zd& z) {
-    if (z.imag() == 0.0 && finite(z)) return {::cosh(z.real()), ::copysign(0.0, z.real()) * z.imag()};
-    return cuda::std::cosh(z);
+    const double x = z.real(), y = z.imag();
+    if (!finite(z)) return cuda::std::cosh(z);
+    if (y == 0.0) return {::cosh(x), ::copysign(0.0, x) * y};
+    if (::fabs(x) <= exp_max) return cuda::std::cosh(z);
+    const double h = 0.5 * ::exp(0.5 * ::fabs(x)), e = 2.0 * h;
+    return {(h * ::cos(y)) * e, ::copysign((h * ::sin(y)) * e, x)};
 }
 __device__ inline zd sin(const zd& z) {  // -i sinh(iz)
     const zd r = sinh(zd(-z.imag(), z.real()));
@@ -398,8 +436,8 @@ __device__ inline zd acos(const zd& z) {  // +-i acosh(z), the one with a real p
     __device__ inline cuda::std::complex<float> name(const cuda::std::complex<float>& z) {   \
         return cuda::std::complex<float>(impl(cuda::std::complex<double>(z)));               \
     }
-EMBER_COMPLEX_MATH(exp, cuda::std::exp)
-EMBER_COMPLEX_MATH(log, cuda::std::log)
+EMBER_COMPLEX_MATH(exp, cmath::exp)
+EMBER_COMPLEX_MATH(log, cmath::log)
 EMBER_COMPLEX_MATH(sqrt, cmath::sqrt)
 EMBER_COMPLEX_MATH(sin, cmath::sin)
 EMBER_COMPLEX_MATH(cos, cmath::cos)
@@ -417,6 +455,8 @@ __device__ inline cuda::std::complex<float> pow(const cuda::std::complex<float>&
     using zd = cuda::std::complex<double>;
     return cuda::std::complex<float>(cuda::std::pow(zd(a), zd(b)));
 }
+__device__ inline cmath::zd exp(const cmath::zd& z) { return cmath::exp(z); }
+__device__ inline cmath::zd log(const cmath::zd& z) { return cmath::log(z); }
 __device__ inline cmath::zd sqrt(const cmath::zd& z) { return cmath::sqrt(z); }
 __device__ inline cmath::zd sin(const cmath::zd& z) { return cmath::sin(z); }
 __device__ inline cmath::zd cos(const cmath::zd& z) { return cmath::cos(z); }
