@@ -6,8 +6,8 @@ BUILD := build
 JOBS ?= $(shell nproc)
 
 BASE_DEPS := "scikit-build-core>=0.10" "nanobind>=2.4" "numpy>=2" "ml_dtypes>=0.4" "cmake>=3.25" ninja
-TEST_DEPS := "pytest>=8" "psutil>=5" "ruff>=0.6" "scipy>=1.11" "safetensors>=0.4" "array-api-strict>=2.3" \
-  "hypothesis>=6.151"
+# pyproject.toml's extra `test` (`pip install ember[test]`), read from there
+TEST_DEPS := $(shell $(PYTHON) tools/extras.py test)
 # The Array API conformance suite (../shared/array-api-tests, see its README) and what it needs.
 AAT_DEPS := "pytest-json-report>=1.5" "hypothesis>=6.151" "ndindex>=1.8"
 AAT_DIR ?= $(firstword $(wildcard ../shared/array-api-tests build/array-api-tests) \

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ember::cuda {
 
@@ -14,6 +16,17 @@ bool is_available();
 int device_count();
 // Why CUDA cannot be used, in one line ("" when it can).
 std::string unavailable_reason();
+
+// Where the CUDA libraries (NVRTC, cuBLAS, cuFFT, cuSOLVER) and CCCL's headers are looked for
+// first: `finder(kind, name)` returns a path ("lib" + a library name as NVIDIA's cuda-pathfinder
+// names it, or "include" + "cccl") or "" to fall back to sonames and /usr/local/cuda. ember's
+// Python module installs cuda-pathfinder's search; asked once per name, before the first load.
+using PathFinder = std::string (*)(const char* kind, const char* name);
+void set_path_finder(PathFinder finder);
+// (library, the path or soname it was loaded from) of each CUDA library loaded so far, and the
+// CCCL include directory NVRTC compiles with ("" when none).
+std::vector<std::pair<std::string, std::string>> library_origins();
+std::string cccl_include_dir();
 
 // The calling thread's current device (default 0) and its replacement. set_device checks the
 // index (ValueError naming it).

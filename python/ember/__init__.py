@@ -7,6 +7,7 @@ on a device (``"cpu"`` or ``"cuda"``); ``ember.asnumpy`` and ``np.asarray`` move
 
 from . import _core
 from . import _calls  # first: wraps every nanobind function and method (ember/_calls.py)
+from . import _cuda_paths  # installs the finder of CUDA's libraries before any loads
 from . import _op_names
 
 from ._array import asarray, asnumpy, from_dlpack

@@ -32,6 +32,7 @@ __all__ = [
     "is_available",
     "is_pinned",
     "kernel_cache_dir",
+    "library_paths",
     "kernel_cache_stats",
     "max_memory_allocated",
     "max_memory_reserved",
@@ -397,6 +398,16 @@ def kernel_cache_stats():
 def kernel_cache_dir():
     """The on-disk kernel cache directory ("" when it is off: EMBER_DISK_CACHE=0)."""
     return _c.kernel_cache_dir()
+
+
+def library_paths():
+    """Where ember's CUDA libraries came from: a dict of each library loaded so far ("nvrtc",
+    "cublas", "cufft", "cusolver") to the path or soname it was loaded from, and "cccl" to the
+    include directory NVRTC compiles with ("" when none). NVIDIA's wheels in site-packages are
+    searched first (cuda-pathfinder, ``pip install ember[cuda]``), then the system's."""
+    d = dict(_c.library_origins())
+    d["cccl"] = _c.cccl_include_dir()
+    return d
 
 
 def precompile(arch=None, threads=None, name_filter=""):

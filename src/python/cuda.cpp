@@ -1,5 +1,6 @@
 // Bindings of ember::cuda (private: the ember.cuda Python module wraps them).
 #include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
 
 #include "ember/cuda.hpp"
 #include "python/common.hpp"
@@ -23,6 +24,22 @@ nb::dict props_dict(const cuda::DeviceProperties& p) {
     d["memory_bus_width"] = p.memory_bus_width;
     d["pci_bus_id"] = p.pci_bus_id;
     return d;
+}
+
+// The Python finder of CUDA's libraries and headers (ember/_cuda_paths.py), called with the GIL
+// from whichever thread loads a library first; any error means "not found".
+nb::object* py_finder = nullptr;  // never destroyed: it may be asked during teardown
+std::string call_py_finder(const char* kind, const char* name) {
+    if (!Py_IsInitialized()) return {};
+    nb::gil_scoped_acquire gil;
+    if (!py_finder) return {};
+    try {
+        nb::object r = (*py_finder)(kind, name);
+        return r.is_none() ? std::string() : nb::cast<std::string>(r);
+    } catch (const std::exception&) {
+        PyErr_Clear();
+        return {};
+    }
 }
 
 }  // namespace
@@ -138,6 +155,21 @@ void bind_cuda(nb::module_& root) {
         return d;
     });
     m.def("kernel_cache_dir", &cuda::kernel_cache_dir);
+    m.def(
+        "_set_path_finder",
+        [](nb::object finder) {
+            if (!py_finder) py_finder = new nb::object();
+            *py_finder = std::move(finder);
+            cuda::set_path_finder(call_py_finder);
+        },
+        nb::arg("finder"));
+    m.def("library_origins", [] {
+        nb::dict d;
+        for (const auto& [lib, path] : cuda::library_origins())
+            d[lib.c_str()] = path;
+        return d;
+    });
+    m.def("cccl_include_dir", &cuda::cccl_include_dir);
     m.def(
         "precompile",
         [](int arch, int threads, const std::string& name_filter) {

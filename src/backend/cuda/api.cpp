@@ -4,6 +4,8 @@
 #include <cstdlib>
 
 #include "backend/backend.hpp"
+#include "backend/cuda/loader.hpp"
+#include "backend/cuda/nvrtc.hpp"
 #include "backend/cuda/precompile.hpp"
 #include "backend/cuda/runtime.hpp"
 #include "ember/cuda.hpp"
@@ -32,6 +34,12 @@ int device_count() { return backend::cuda_device_count(); }
 std::string unavailable_reason() {
     return backend::cuda() ? "" : backend::cuda_unavailable_reason();
 }
+
+void set_path_finder(PathFinder finder) { gpu::set_path_finder(finder); }
+std::vector<std::pair<std::string, std::string>> library_origins() {
+    return gpu::library_origins();
+}
+std::string cccl_include_dir() { return gpu::cccl_include_dir(); }
 
 int current_device() {
     state(-1);

@@ -1,5 +1,6 @@
 // Loading cuBLAS and running batched GEMMs with it (see cublas.hpp).
 #include "backend/cuda/cublas.hpp"
+#include "backend/cuda/loader.hpp"
 
 #include <map>
 #include <mutex>
@@ -35,15 +36,12 @@ struct CublasApi {
 const CublasApi& cublas() {
     static const CublasApi a = [] {
         CublasApi r{};
-        void* h = nullptr;
         std::string errors;
-        for (const char* n :
-             {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
-              "/usr/local/cuda/lib64/libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so"}) {
-            if ((h = dlopen(n, RTLD_NOW | RTLD_LOCAL))) break;
-            const char* e = dlerror();
-            errors += (errors.empty() ? "" : "; ") + std::string(e ? e : n);
-        }
+        void* h = open_cuda_library(
+            "cublas",
+            {"libcublas.so.13", "libcublas.so.12", "libcublas.so",
+             "/usr/local/cuda/lib64/libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so"},
+            errors);
         if (!h) {
             r.reason = "cuBLAS could not be loaded: " + errors;
             return r;

@@ -1,5 +1,6 @@
 // Loading cuFFT, caching its plans and running batched 1-D transforms (see cufft.hpp).
 #include "backend/cuda/cufft.hpp"
+#include "backend/cuda/loader.hpp"
 
 #include <cstddef>
 #include <list>
@@ -64,16 +65,13 @@ void load(void* h, F& f, const char* sym, std::string& missing) {
 const CufftApi& cufft() {
     static const CufftApi a = [] {
         CufftApi r{};
-        void* h = nullptr;
         std::string errors;
-        for (const char* n : {"libcufft.so.12", "libcufft.so.11", "libcufft.so",
-                              "/usr/local/cuda/lib64/libcufft.so.12",
-                              "/usr/local/cuda/targets/x86_64-linux/lib/libcufft.so.12",
-                              "/usr/local/cuda/lib64/libcufft.so"}) {
-            if ((h = dlopen(n, RTLD_NOW | RTLD_LOCAL))) break;
-            const char* e = dlerror();
-            errors += (errors.empty() ? "" : "; ") + std::string(e ? e : n);
-        }
+        void* h = open_cuda_library("cufft",
+                                    {"libcufft.so.12", "libcufft.so.11", "libcufft.so",
+                                     "/usr/local/cuda/lib64/libcufft.so.12",
+                                     "/usr/local/cuda/targets/x86_64-linux/lib/libcufft.so.12",
+                                     "/usr/local/cuda/lib64/libcufft.so"},
+                                    errors);
         if (!h) {
             r.reason = "cuFFT could not be loaded: " + errors;
             return r;

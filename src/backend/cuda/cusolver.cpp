@@ -1,5 +1,6 @@
 // Loading cuSOLVER and running the solver family's dense factorizations with it (see cusolver.hpp).
 #include "backend/cuda/cusolver.hpp"
+#include "backend/cuda/loader.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -110,15 +111,12 @@ void resolve(void* lib, F& f, const char* name, std::string& missing) {
 const CusolverApi& cusolver() {
     static const CusolverApi a = [] {
         CusolverApi r{};
-        void* h = nullptr;
         std::string errors;
-        for (const char* n :
-             {"libcusolver.so.12", "libcusolver.so", "/usr/local/cuda/lib64/libcusolver.so.12",
-              "/usr/local/cuda/targets/x86_64-linux/lib/libcusolver.so.12"}) {
-            if ((h = dlopen(n, RTLD_NOW | RTLD_LOCAL))) break;
-            const char* e = dlerror();
-            errors += (errors.empty() ? "" : "; ") + std::string(e ? e : n);
-        }
+        void* h = open_cuda_library(
+            "cusolver",
+            {"libcusolver.so.12", "libcusolver.so", "/usr/local/cuda/lib64/libcusolver.so.12",
+             "/usr/local/cuda/targets/x86_64-linux/lib/libcusolver.so.12"},
+            errors);
         if (!h) {
             r.reason = errors;
             return r;

@@ -4,9 +4,22 @@
 #include <dlfcn.h>
 
 #include <initializer_list>
+#include <map>
+#include <mutex>
 
 namespace ember::gpu {
 namespace {
+
+std::mutex paths_mutex;
+PathFinder path_finder = nullptr;
+std::map<std::string, std::string>& found_paths() {  // "kind:name" -> path
+    static std::map<std::string, std::string> m;
+    return m;
+}
+std::vector<std::pair<std::string, std::string>>& origins() {
+    static std::vector<std::pair<std::string, std::string>> v;
+    return v;
+}
 
 // Opens the first library of `names` that loads; on failure returns nullptr and sets `reason`.
 void* open_first(std::initializer_list<const char*> names, std::string& reason) {
@@ -35,8 +48,9 @@ struct NvrtcState {
     bool ok = false;
 
     NvrtcState() {
-        void* lib = open_first(
-            {"libnvrtc.so.13", "libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so"}, reason);
+        void* lib = open_cuda_library(
+            "nvrtc", {"libnvrtc.so.13", "libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so"},
+            reason);
         if (!lib) {
             reason = "NVRTC could not be loaded: " + reason;
             return;
@@ -86,6 +100,52 @@ const DriverState& driver_state() {
 }
 
 }  // namespace
+
+void set_path_finder(PathFinder finder) {
+    std::lock_guard<std::mutex> lock(paths_mutex);
+    path_finder = finder;
+    found_paths().clear();
+}
+
+std::string find_path(const char* kind, const char* name) {
+    PathFinder f;
+    const std::string key = std::string(kind) + ":" + name;
+    {
+        std::lock_guard<std::mutex> lock(paths_mutex);
+        if (auto it = found_paths().find(key); it != found_paths().end()) return it->second;
+        f = path_finder;
+    }
+    std::string path = f ? f(kind, name) : std::string();  // outside the lock: it may take ms
+    std::lock_guard<std::mutex> lock(paths_mutex);
+    return found_paths().emplace(key, path).first->second;
+}
+
+void* open_cuda_library(const char* name, std::initializer_list<const char*> fallbacks,
+                        std::string& reason) {
+    std::string errors;
+    auto attempt = [&](const char* n) -> void* {
+        if (void* h = dlopen(n, RTLD_NOW | RTLD_LOCAL)) {
+            std::lock_guard<std::mutex> lock(paths_mutex);
+            origins().emplace_back(name, n);
+            return h;
+        }
+        const char* e = dlerror();
+        if (!errors.empty()) errors += "; ";
+        errors += e ? e : n;
+        return nullptr;
+    };
+    if (const std::string p = find_path("lib", name); !p.empty())
+        if (void* h = attempt(p.c_str())) return h;
+    for (const char* n : fallbacks)
+        if (void* h = attempt(n)) return h;
+    reason = errors;
+    return nullptr;
+}
+
+std::vector<std::pair<std::string, std::string>> library_origins() {
+    std::lock_guard<std::mutex> lock(paths_mutex);
+    return origins();
+}
 
 const NvrtcApi* nvrtc() { return nvrtc_state().ok ? &nvrtc_state().api : nullptr; }
 const std::string& nvrtc_unavailable_reason() { return nvrtc_state().reason; }

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ember::gpu {
 
@@ -209,6 +212,22 @@ struct DriverApi {
 };
 
 #undef EMBER_DECLARE_SYMBOL
+
+// Where the CUDA libraries and CCCL's headers are. The Python module installs a finder that asks
+// NVIDIA's cuda-pathfinder (NVIDIA's wheels in site-packages, conda, CUDA_PATH/CUDA_HOME, the
+// system); the C++ library alone has none. `kind` is "lib" (a loadable path for a library named
+// as cuda-pathfinder names it: "nvrtc", "cublas", ...) or "include" ("cccl"); "" when unknown.
+using PathFinder = std::string (*)(const char* kind, const char* name);
+void set_path_finder(PathFinder finder);
+// The finder's answer, asked once per (kind, name) and remembered; "" without a finder.
+std::string find_path(const char* kind, const char* name);
+// dlopen of library `name`: the finder's path first, then each of `fallbacks` (sonames, then
+// /usr/local/cuda paths). nullptr and `reason` (every attempt's error) when none loads. Records
+// where it came from for library_origins().
+void* open_cuda_library(const char* name, std::initializer_list<const char*> fallbacks,
+                        std::string& reason);
+// (name, the path or soname it was loaded from) of every library opened so far.
+std::vector<std::pair<std::string, std::string>> library_origins();
 
 // Loaded on first call (thread-safe); nullptr when the library or one of its symbols is missing,
 // and then the *_unavailable_reason() functions say why in one line.

@@ -13,7 +13,8 @@ namespace ember::gpu {
 
 std::string cccl_include_dir() {
     if (const char* e = std::getenv("EMBER_CUDA_INCLUDE_DIR"); e && *e) return e;
-    return EMBER_CUDA_CCCL_DIR;
+    if (std::string found = find_path("include", "cccl"); !found.empty()) return found;
+    return EMBER_CUDA_CCCL_DIR;  // the build machine's toolkit
 }
 
 std::vector<std::string> compile_options(int arch) {
