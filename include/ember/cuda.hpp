@@ -158,6 +158,7 @@ struct KernelCacheStats {
     double compile_ms = 0;       // total time in NVRTC
     uint64_t disk_rejects = 0;   // corrupt or truncated disk entries that were recompiled
     uint64_t prefetch_hits = 0;  // kernels compiled ahead on a background thread, then loaded
+    uint64_t shipped_hits = 0;   // kernels loaded from the package's shipped kernel packs
     uint64_t launches = 0;       // ember's own kernel launches
     uint64_t library_calls = 0;  // cuBLAS GEMM calls (each launches one or more kernels)
 };
@@ -173,6 +174,15 @@ struct PrecompileStats {
     double seconds = 0;
 };
 PrecompileStats precompile(int arch = 0, int threads = 0, const std::string& name_filter = "");
+// The shipped kernels: writes the common kernels compiled for sm_<arch> as one pack file at
+// `path` (the package build does this for each architecture it ships; no GPU needed; kernels
+// already in the disk cache are taken from it), and sets the directory the packs are read from
+// ("sm_<arch>.pack" files; "" for none). `name_filter` as for precompile.
+PrecompileStats write_kernel_pack(const std::string& path, int arch, int threads = 0,
+                                  const std::string& name_filter = "");
+void set_kernel_pack_dir(const std::string& dir);
+// The number of kernels in the pack at `path` and its architecture (0, 0 when unreadable).
+std::pair<uint64_t, int> kernel_pack_info(const std::string& path);
 
 // Forgets the in-process kernels (modules stay loaded until exit); for tests and benchmarks of
 // the compile path.

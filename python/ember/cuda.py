@@ -390,8 +390,9 @@ def set_memory_limit(nbytes, device=None):
 
 def kernel_cache_stats():
     """Kernel cache counters of this process: memory_hits, disk_hits, compiles, compile_ms,
-    disk_rejects, prefetch_hits (layout variants compiled ahead on a background thread), launches
-    (ember's own kernels launched) and library_calls (cuBLAS GEMM calls)."""
+    disk_rejects, prefetch_hits (layout variants compiled ahead on a background thread),
+    shipped_hits (kernels loaded from the machine code the package ships, ember/_kernels),
+    launches (ember's own kernels launched) and library_calls (cuBLAS GEMM calls)."""
     return _c.kernel_cache_stats()
 
 
@@ -424,6 +425,16 @@ def precompile(arch=None, threads=None, name_filter=""):
     return _c.precompile(arch or 0, threads or 0, str(name_filter))
 
 
+def _write_kernel_pack(path, arch, threads=None, name_filter=""):
+    """Writes the common kernels compiled for sm_<arch> as one pack file (what the package build
+    ships, CMake's EMBER_SHIP_ARCHS; no GPU needed). Returns counts and the time taken."""
+    if isinstance(arch, bool) or not isinstance(arch, int) or arch <= 0:
+        raise ValueError(
+            f"ember.cuda._write_kernel_pack: arch must be a positive int, got {arch!r}"
+        )
+    return _c.write_kernel_pack(str(path), arch, threads or 0, str(name_filter))
+
+
 def _main(argv):
     import argparse
 
@@ -433,8 +444,16 @@ def _main(argv):
     pc.add_argument("--arch", type=int, default=None, help="e.g. 90; default: the GPU's")
     pc.add_argument("--threads", type=int, default=None)
     pc.add_argument("--filter", default="", help="only kernels whose name contains this")
+    pk = sub.add_parser("pack", help="write the shipped-kernel pack of an architecture")
+    pk.add_argument("--arch", type=int, required=True, help="e.g. 90")
+    pk.add_argument("--out", required=True, help="the pack file to write (sm_<arch>.pack)")
+    pk.add_argument("--filter", default="", help="only kernels whose name contains this")
     sub.add_parser("info", help="devices and the kernel cache")
     a = p.parse_args(argv)
+    if a.cmd == "pack":
+        r = _write_kernel_pack(a.out, a.arch, None, a.filter)
+        print(f"ember: {r['kernels']} kernels packed into {a.out} in {r['seconds']:.1f} s")
+        return 0
     if a.cmd == "precompile":
         r = precompile(a.arch, a.threads, a.filter)
         print(

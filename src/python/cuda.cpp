@@ -150,6 +150,7 @@ void bind_cuda(nb::module_& root) {
         d["compile_ms"] = s.compile_ms;
         d["disk_rejects"] = s.disk_rejects;
         d["prefetch_hits"] = s.prefetch_hits;
+        d["shipped_hits"] = s.shipped_hits;
         d["launches"] = s.launches;
         d["library_calls"] = s.library_calls;
         return d;
@@ -170,6 +171,30 @@ void bind_cuda(nb::module_& root) {
         return d;
     });
     m.def("cccl_include_dir", &cuda::cccl_include_dir);
+    m.def(
+        "write_kernel_pack",
+        [](const std::string& path, int arch, int threads, const std::string& name_filter) {
+            cuda::PrecompileStats s;
+            {
+                nb::gil_scoped_release r;
+                s = cuda::write_kernel_pack(path, arch, threads, name_filter);
+            }
+            nb::dict d;
+            d["kernels"] = s.kernels;
+            d["compiled"] = s.compiled;
+            d["cached"] = s.cached;
+            d["seconds"] = s.seconds;
+            return d;
+        },
+        nb::arg("path"), nb::arg("arch"), nb::arg("threads"), nb::arg("name_filter"));
+    m.def("set_kernel_pack_dir", &cuda::set_kernel_pack_dir, nb::arg("dir"));
+    m.def(
+        "kernel_pack_info",
+        [](const std::string& path) {
+            auto [n, arch] = cuda::kernel_pack_info(path);
+            return nb::make_tuple(n, arch);
+        },
+        nb::arg("path"));
     m.def(
         "precompile",
         [](int arch, int threads, const std::string& name_filter) {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "backend/backend.hpp"
+#include "backend/cuda/kernel_pack.hpp"
 #include "backend/cuda/loader.hpp"
 #include "backend/cuda/nvrtc.hpp"
 #include "backend/cuda/precompile.hpp"
@@ -264,6 +265,7 @@ KernelCacheStats kernel_cache_stats() {
     s.compile_ms = double(c.compile_us.load()) / 1000.0;
     s.disk_rejects = c.disk_rejects.load();
     s.prefetch_hits = c.prefetch_hits.load();
+    s.shipped_hits = c.shipped_hits.load();
     s.launches = c.launches.load();
     s.library_calls = c.library_calls.load();
     return s;
@@ -284,6 +286,45 @@ PrecompileStats precompile(int arch, int threads, const std::string& name_filter
     s.cached = r.cached;
     s.seconds = r.seconds;
     return s;
+}
+
+PrecompileStats write_kernel_pack(const std::string& path, int arch, int threads,
+                                  const std::string& name_filter) {
+    if (arch == 0) arch = state(-1).arch;
+    std::vector<KernelSource> all = common_kernels(), kept;
+    for (KernelSource& k : all)
+        if (name_filter.empty() || k.name.find(name_filter) != std::string::npos)
+            kept.push_back(std::move(k));
+    // Through the disk cache when it is on (a rebuild compiles only what changed), then packed.
+    PrecompileResult r;
+    if (disk_cache().enabled()) r = precompile_into(disk_cache(), arch, threads, kept);
+    const NvrtcApi* nv = nvrtc();
+    if (!nv) throw Error("ember: cannot build a kernel pack: " + nvrtc_unavailable_reason());
+    const std::vector<std::string> options = compile_options(arch);
+    std::vector<std::pair<Hash128, std::string>> cubins;
+    for (const KernelSource& k : kept) {
+        std::optional<std::string> cubin =
+            disk_cache().load(kernel_cache_key(k.program, options, nv->major, nv->minor, arch));
+        if (!cubin) {
+            cubin = compile_cubin(k.program, arch);
+            ++r.compiled;
+        }
+        cubins.emplace_back(ship_key(k.program, arch), std::move(*cubin));
+    }
+    gpu::write_kernel_pack(path, arch, std::move(cubins));
+    PrecompileStats s;
+    s.kernels = kept.size();
+    s.compiled = r.compiled;
+    s.cached = r.cached;
+    s.seconds = r.seconds;
+    return s;
+}
+
+void set_kernel_pack_dir(const std::string& dir) { gpu::set_kernel_pack_dir(dir); }
+
+std::pair<uint64_t, int> kernel_pack_info(const std::string& path) {
+    std::unique_ptr<KernelPack> p = KernelPack::open(path);
+    return p ? std::pair<uint64_t, int>(p->size(), p->arch()) : std::pair<uint64_t, int>(0, 0);
 }
 
 void clear_kernel_memory_cache() {

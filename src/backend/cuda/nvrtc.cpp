@@ -18,15 +18,19 @@ std::string cccl_include_dir() {
 }
 
 std::vector<std::string> compile_options(int arch) {
-    std::vector<std::string> o = {
+    std::vector<std::string> o = code_options(arch);
+    if (std::string inc = cccl_include_dir(); !inc.empty()) o.push_back("-I" + inc);
+    return o;
+}
+
+std::vector<std::string> code_options(int arch) {
+    return {
         "--gpu-architecture=sm_" + std::to_string(arch),
         "-std=c++17",
         // No contraction into FMA: the host compiles ISO C++ without contraction, and the CPU and
         // GPU backends should agree bit for bit on plain arithmetic.
         "--fmad=false",
     };
-    if (std::string inc = cccl_include_dir(); !inc.empty()) o.push_back("-I" + inc);
-    return o;
 }
 
 std::string number_lines(std::string_view source) {

@@ -23,6 +23,8 @@ struct Program {
 
 // The options NVRTC gets for `arch` (90 = sm_90): part of the kernel-cache key.
 std::vector<std::string> compile_options(int arch);
+// Those of them that shape the code (all but the -I of CCCL's directory): the shipped packs' key.
+std::vector<std::string> code_options(int arch);
 // The CCCL include directory recorded at configure time (EMBER_CUDA_INCLUDE_DIR overrides it).
 std::string cccl_include_dir();
 

@@ -725,6 +725,7 @@ CUfunction load_kernels(DeviceState& d, std::vector<std::pair<KernelKey, KernelS
     for (size_t i = 1; i < items.size(); ++i) {
         if (has_kernel(d, items[i].first)) continue;
         Program& p = items[i].second.program;
+        if (is_shipped(d, p)) continue;  // loads from the pack when first used
         Prefetcher::get().submit(source_hash(d, p), std::move(p), d.arch);
     }
     return load_kernel(d, items[0].first, items[0].second);
@@ -738,6 +739,7 @@ CUfunction load_kernel(DeviceState& d, const KernelKey& key, const KernelSource&
     if (dump)
         std::fprintf(stderr, "--- ember: generated source of %s ---\n%s\n", src.name.c_str(),
                      src.program.source.c_str());
+    if (CUfunction f = load_shipped(d, key, src)) return f;  // no NVRTC needed
     const NvrtcApi* nv = nvrtc();
     if (!nv) throw Error("ember.cuda: cannot compile kernels: " + nvrtc_unavailable_reason());
     CacheCounters& c = cache_counters();

@@ -239,6 +239,10 @@ CUfunction find_kernel(DeviceState& d, const KernelKey& key);
 // Forgets d's loaded kernels in every thread (modules stay loaded).
 void forget_kernels(DeviceState& d);
 CUfunction load_kernel(DeviceState& d, const KernelKey& key, const KernelSource& src);
+// The kernel of `src` from the package's shipped pack for the device's architecture
+// (kernel_pack.hpp), loaded; null when the pack lacks it or there is none. No NVRTC needed.
+CUfunction load_shipped(DeviceState& d, const KernelKey& key, const KernelSource& src);
+bool is_shipped(const DeviceState& d, const Program& p);
 // Loads items[0] and hands those of the rest that are missing (variants of the same kernel the
 // caller expects to need soon) to background compiler threads, whose cubins load_kernel takes
 // when they are asked for; returns items[0]'s function. Only a failure of items[0] is reported.
@@ -256,6 +260,7 @@ CUfunction kernel(DeviceState& d, const KernelKey& key, Make&& make) {
 struct CacheCounters {
     std::atomic<uint64_t> memory_hits{0}, disk_hits{0}, compiles{0}, disk_rejects{0};
     std::atomic<uint64_t> prefetch_hits{0};  // compiled ahead by a background thread
+    std::atomic<uint64_t> shipped_hits{0};   // loaded from the package's kernel packs
     std::atomic<uint64_t> compile_us{0};
     std::atomic<uint64_t> launches{0}, library_calls{0};
 };
