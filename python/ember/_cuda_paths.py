@@ -43,5 +43,5 @@ def find(kind: str, name: str) -> str:
 _core._cuda._set_path_finder(find)
 # The kernels the package ships (CMake's EMBER_SHIP_ARCHS): read on the first kernel load.
 _core._cuda.set_kernel_pack_dir(
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), "_kernels")
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "_shipped")
 )

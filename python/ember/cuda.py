@@ -391,7 +391,7 @@ def set_memory_limit(nbytes, device=None):
 def kernel_cache_stats():
     """Kernel cache counters of this process: memory_hits, disk_hits, compiles, compile_ms,
     disk_rejects, prefetch_hits (layout variants compiled ahead on a background thread),
-    shipped_hits (kernels loaded from the machine code the package ships, ember/_kernels),
+    shipped_hits (kernels loaded from the machine code the package ships, ember/_shipped),
     launches (ember's own kernels launched) and library_calls (cuBLAS GEMM calls)."""
     return _c.kernel_cache_stats()
 

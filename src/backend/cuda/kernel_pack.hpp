@@ -1,6 +1,6 @@
 // Shipped kernels: the cubins of the common kernels (precompile.hpp's common_kernels()), built
 // with the package for a list of architectures and packed one file per architecture
-// (ember/_kernels/sm_<arch>.pack), so that the first call of a built-in op loads machine code
+// (ember/_shipped/sm_<arch>.pack), so that the first call of a built-in op loads machine code
 // instead of compiling, with no NVRTC needed. No CUDA needed to write or read a pack.
 #pragma once
 
@@ -55,7 +55,7 @@ private:
     mutable std::unique_ptr<std::mutex> mu_;  // (a pointer: the pack stays movable)
 };
 
-// The directory of the shipped packs (set by the Python module to ember/_kernels; "" when none)
+// The directory of the shipped packs (set by the Python module to ember/_shipped; "" when none)
 // and the pack of `arch` from it (nullptr when there is none). EMBER_SHIPPED_KERNELS=0 ignores
 // them.
 void set_kernel_pack_dir(const std::string& dir);
