@@ -155,13 +155,23 @@ Array compress_mask(const Array& x, const Array& mask) {
     if (mask.ndim() > x.ndim())
         throw IndexError("ember: too many indices for array: array is " + std::to_string(x.ndim()) +
                          "-dimensional, but " + std::to_string(mask.ndim()) + " were indexed");
-    for (int d = 0; d < mask.ndim(); ++d)
-        if (mask.shape()[size_t(d)] != x.shape()[size_t(d)])
+    // A mask axis must match the array's; one of size 0 selects nothing (the Array API suite's
+    // rule; NumPy raises for it).
+    bool selects_nothing = false;
+    for (int d = 0; d < mask.ndim(); ++d) {
+        const int64_t ms = mask.shape()[size_t(d)], xs = x.shape()[size_t(d)];
+        if (ms == 0) selects_nothing = true;
+        if (ms != xs && ms != 0)
             throw IndexError("ember: boolean index did not match indexed array along axis " +
-                             std::to_string(d) + "; size of axis is " +
-                             std::to_string(x.shape()[size_t(d)]) +
-                             " but size of corresponding boolean axis is " +
-                             std::to_string(mask.shape()[size_t(d)]));
+                             std::to_string(d) + "; size of axis is " + std::to_string(xs) +
+                             " but size of corresponding boolean axis is " + std::to_string(ms));
+    }
+    if (selects_nothing) {
+        Shape shape{0};
+        for (int d = mask.ndim(); d < x.ndim(); ++d)
+            shape.push_back(x.shape()[size_t(d)]);
+        return Array::empty(shape, x.dtype(), x.device());
+    }
     autograd::NoGradGuard ng;
     const Array m = as_mask(mask.detach());
     const int64_t count = count_true(m);

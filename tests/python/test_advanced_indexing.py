@@ -422,3 +422,14 @@ def test_getitem_grad_through_view(device):
     want = np.zeros_like(a)
     np.add.at(want, (np.array([3, 3, 0]), slice(1, 4)), 2.0)
     np.testing.assert_allclose(to_numpy(x.grad), want)
+
+
+def test_zero_size_mask_selects_nothing(device):
+    # The Array API suite's rule (test_getitem_masking): a mask axis of size 0 selects nothing,
+    # where NumPy raises. Other mismatches still raise.
+    x = to_ember(np.arange(10, dtype=np.uint8).reshape(5, 2), device)
+    out = x[to_ember(np.zeros(0, bool), device)]
+    assert out.shape == (0, 2) and out.dtype == x.dtype
+    assert x[to_ember(np.zeros((5, 0), bool), device)].shape == (0,)
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        x[to_ember(np.ones(3, bool), device)]
