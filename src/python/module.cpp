@@ -1,5 +1,6 @@
 // The ember._core extension module: exception mapping, dtype and Device objects, and the
 // registration of the array class and functions.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -211,6 +212,13 @@ NB_MODULE(_core, m) {
     using namespace ember;
     using namespace ember::python;
     m.doc() = "ember's C++ core (private: use the ember package).";
+    // nanobind's report of ember objects alive at exit: on for ember's own leak test
+    // (EMBER_DEBUG_LEAKS=1); off otherwise, since any library that caches ember objects in a
+    // module global (hypothesis strategies, test suites) keeps some alive to exit by design.
+    {
+        const char* e = std::getenv("EMBER_DEBUG_LEAKS");
+        nb::set_leak_warnings(e && *e && std::string(e) != "0");
+    }
 
     axis_error = PyErr_NewException(
         "ember.AxisError",
