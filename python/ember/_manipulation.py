@@ -247,7 +247,7 @@ def repeat(x, repeats, /, *, axis=None):
     """Repeats each element `repeats` times (an int, or one count per element along `axis`);
     ``axis=None`` works on the flattened array."""
     x = _asarray(x)
-    if axis is None:
+    if axis is None or (x.ndim == 0 and axis in (0, -1)):  # NumPy takes axis 0/-1 on 0-d
         x, axis = x.reshape(-1), 0
     (d,) = _axes(axis, x.ndim, "ember.repeat")
     n = x.shape[d]

@@ -441,11 +441,13 @@ def diff(x, /, n=1, axis=-1, prepend=None, append=None):
     """The `n`-th discrete difference along `axis` (``x[1:] - x[:-1]``, repeated; for booleans
     ``x[1:] != x[:-1]``, as NumPy). NumPy's positional order (n, axis)."""
     x = _asarray(x)
-    if x.ndim == 0:
-        raise ValueError("ember.diff: the array must have at least 1 dimension")
     n = operator.index(n)
     if n < 0:
         raise ValueError(f"ember.diff: order n must be >= 0, got {n}")
+    if n == 0:  # NumPy returns the input itself, 0-d included
+        return x
+    if x.ndim == 0:
+        raise ValueError("ember.diff: the array must have at least 1 dimension")
     (d,) = _axes(axis, x.ndim, "ember.diff")
 
     def widen(v):

@@ -499,10 +499,6 @@ KNOWN: dict[tuple[str, str], Callable[[Case], bool]] = {
         "where",
         "Python ints beyond int64: NumPy wraps them into int64 (its quirk), ember raises",
     ): lambda c: any(isinstance(a, int) and a > 2**63 - 1 for a in c.np_args),
-    ("repeat", "0-d input with axis=0/-1: NumPy accepts it"): lambda c: (
-        _zero_dim(c) and c.np_kw.get("axis") is not None
-    ),
-    ("diff", "0-d input with n=0: NumPy returns it unchanged"): _zero_dim,
     **{
         (f, "out-of-range Python int beside an empty integer array: NumPy raises"): (
             _int_scalar_on_empty
