@@ -514,14 +514,6 @@ KNOWN: dict[tuple[str, str], Callable[[Case], bool]] = {
     ("setitem", "slice steps near 2**63"): lambda c: c.facts.get("huge_step", False),
     ("setitem", "broadcast_to views are writable"): lambda c: c.facts.get("view") == "bcast",
     ("setitem", "nan into an integer array is stored as 0"): lambda c: c.facts.get("nan_into_int"),
-    **{
-        (f, "reductions with an axis on 0-d arrays"): lambda c: (
-            _zero_dim(c) and c.np_kw.get("axis") is not None
-        )
-        for f in ("sum", "prod", "max", "min", "any", "all", "argmax", "argmin", "mean")
-    },
-    ("argsort", "argsort of 0-d"): _zero_dim,
-    ("sort", "sort of 0-d"): _zero_dim,
     ("diff", "diff of bool"): lambda c: "bool" in c.dtypes,
     ("reshape", "reshape(order='F')"): lambda c: c.np_kw.get("order") == "F",
     ("take", "take(mode=)"): lambda c: "mode" in c.np_kw,
