@@ -44,7 +44,8 @@ print(json.dumps(dict(ok=ok, **ember.cuda.kernel_cache_stats(), dir=ember.cuda.k
 
 
 def test_disk_cache_hit_miss_and_corruption(tmp_path):
-    env = {"EMBER_CACHE_DIR": str(tmp_path)}
+    # The shipped kernels off: the disk cache is what this test is about.
+    env = {"EMBER_CACHE_DIR": str(tmp_path), "EMBER_SHIPPED_KERNELS": "0"}
     r1 = run_child(CACHE_CHILD, **env)
     assert r1.returncode == 0, r1.stderr
     s1 = json.loads(r1.stdout)
@@ -66,7 +67,7 @@ def test_disk_cache_hit_miss_and_corruption(tmp_path):
 
 
 def test_concurrent_processes_share_the_cache(tmp_path):
-    env = dict(os.environ, EMBER_CACHE_DIR=str(tmp_path))
+    env = dict(os.environ, EMBER_CACHE_DIR=str(tmp_path), EMBER_SHIPPED_KERNELS="0")
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", CACHE_CHILD],
@@ -82,13 +83,13 @@ def test_concurrent_processes_share_the_cache(tmp_path):
     outs = [json.loads(out) for out, _ in results]
     assert all(o["ok"] for o in outs)
     assert not [p for p in tmp_path.iterdir() if ".tmp." in p.name]
-    r = run_child(CACHE_CHILD, EMBER_CACHE_DIR=str(tmp_path))
+    r = run_child(CACHE_CHILD, EMBER_CACHE_DIR=str(tmp_path), EMBER_SHIPPED_KERNELS="0")
     assert json.loads(r.stdout)["compiles"] == 0
 
 
 def test_dump_source_prints_generated_kernels(tmp_path):
     code = "import ember; x = ember.ones(3, device='cuda', dtype=ember.uint16); print((x << 3))"
-    r = run_child(code, EMBER_DUMP_SOURCE=1, EMBER_CACHE_DIR=str(tmp_path))
+    r = run_child(code, EMBER_DUMP_SOURCE=1, EMBER_CACHE_DIR=str(tmp_path), EMBER_SHIPPED_KERNELS=0)
     assert r.returncode == 0, r.stderr
     assert 'extern "C" __global__' in r.stderr and "left_shift" in r.stderr
 

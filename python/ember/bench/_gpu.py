@@ -8,8 +8,10 @@ Compares ember with CuPy and PyTorch (each optional) in the same process, on the
 3. ``x.sum()``, ``x.sum(axis=0)``, ``x.sum(axis=1)`` of a 65536x4096 float32 array: input bytes
    per second at least 97% of the copy bandwidth; the same on a strided view (informational);
 4. host overhead per call of ``x + x`` on a 1-element array: at most 4.2 µs;
-5. first call of a not yet compiled kernel (fresh processes and kernel cache directories): cold
-   compile at most 150 ms, from the disk cache at most 2 ms, second call without a compile;
+5. first call of a not yet compiled kernel (fresh processes and kernel cache directories, the
+   shipped kernels off): cold compile at most 150 ms, from the disk cache at most 2 ms, second
+   call without a compile; startup (``_gpu_startup``): ``import`` at most 150 ms and the first
+   ``(x*3+1).sum()`` at most 50 ms, compiling nothing;
 6. host<->device copies of 1 GiB: at least 80% of PyTorch's bandwidth in each direction;
 7. memory: an op allocates only its output; a mixed-size workload keeps reserved/peak at most
    1.25, and ``empty_cache()`` returns the cached memory.
@@ -43,7 +45,7 @@ import numpy as np
 
 import ember
 
-from . import _gpu_arrays, _gpu_interop, _gpu_numeric, _gpu_train
+from . import _gpu_arrays, _gpu_interop, _gpu_numeric, _gpu_startup, _gpu_train
 from ._gpu_common import (
     BARE_LAUNCH,
     CPP_ADD,
@@ -440,7 +442,8 @@ def compile_cases(names: list[str], log) -> list[Row]:
     res: dict[str, tuple[dict, dict]] = {}
     with tempfile.TemporaryDirectory(prefix="ember-bench-") as tmp:
         log("first call: ember, cold kernel cache")
-        env = {"EMBER_CACHE_DIR": os.path.join(tmp, "ember")}
+        # The shipped kernels off: this case is about a kernel ember has to compile.
+        env = {"EMBER_CACHE_DIR": os.path.join(tmp, "ember"), "EMBER_SHIPPED_KERNELS": "0"}
         cold = _run_child(["ember"], env)
         log("first call: ember, disk kernel cache")
         res["ember"] = cold, _run_child(["ember"], env)
@@ -634,6 +637,8 @@ def main(*, quick: bool = False, json_path: str | None = None, only: str | None 
     names = ["ember"] + (["cupy"] if importlib.util.find_spec("cupy") else [])
     first_rows: list[Row] = []
     _section(first_rows, "first call", lambda: compile_cases(names, _log))
+    peers = [n for n in ("torch", "cupy") if importlib.util.find_spec(n)]
+    _section(first_rows, "startup", lambda: _gpu_startup.startup_cases(["ember", *peers], _log))
 
     plan = QUICK if quick else FULL
     libs, lib_notes = discover(ember)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import functools
-import gzip
 import numbers
-from importlib import resources
 
 import numpy as _np
 
@@ -17,6 +15,9 @@ _N_SAMPLES, _N_FEATURES = 1797, 64
 
 @functools.cache
 def _table():
+    import gzip  # here: importlib.resources and gzip cost ~15 ms of `import ember`
+    from importlib import resources
+
     data = resources.files(__package__).joinpath("data", _FILE)
     with data.open("rb") as raw, gzip.open(raw) as f:
         table = _np.loadtxt(f, delimiter=",", dtype=_np.int64)

@@ -6,7 +6,13 @@
 #include <thread>
 
 #include "backend/cuda/codegen.hpp"
+#include "backend/cuda/codegen/reduce.hpp"
+#include "backend/cuda/optim_step.hpp"
 #include "backend/cuda/precompile.hpp"
+#include "backend/cuda/rows.hpp"
+#include "backend/cuda/scan.hpp"
+#include "backend/cuda/sort.hpp"
+#include "ember/reducetable.hpp"
 #include "ember/error.hpp"
 
 namespace ember::gpu {
@@ -28,6 +34,146 @@ void add_map(std::vector<KernelSource>& out, const MapKernel& base) {
 void add_copy(std::vector<KernelSource>& out, const CopyKernel& base) {
     for (const CopyKernel& k : layout_variants(base))
         out.push_back({copy_program(k), copy_kernel_name(k)});
+}
+
+// Array-with-Python-scalar kernels (x * 3, 1 - x, x > 0: the scalar is a by-value argument of
+// the compute type) of the ops such scalars usually meet, on the common dtypes.
+void add_scalar_maps(std::vector<KernelSource>& out) {
+    using ops::OpId;
+    constexpr OpId scalar_ops[] = {
+        OpId::add,     OpId::subtract,  OpId::multiply,  OpId::divide,     OpId::floor_divide,
+        OpId::remainder, OpId::pow,     OpId::maximum,   OpId::minimum,    OpId::equal,
+        OpId::not_equal, OpId::less,    OpId::less_equal, OpId::greater,   OpId::greater_equal};
+    for (OpId op : scalar_ops)
+        for (DType t : {DType::int32, DType::int64, DType::float16, DType::bfloat16,
+                        DType::float32, DType::float64}) {
+            if (!has_loop(op, t)) continue;
+            const ops::OpInfo& oi = ops::info(op);
+            const bool half_in_f32 =
+                (oi.loops & ops::bit(DType::float16)) && !(oi.flags & ops::F_EXACT_HALF);
+            for (uint8_t mask : {1, 2}) {
+                MapKernel k = natural_map_kernel(op, t);
+                k.scalar_mask = mask;
+                add_map(out, k);
+                if (t != DType::float32 || !half_in_f32) continue;
+                for (DType h : {DType::float16, DType::bfloat16}) {  // computed in float32
+                    MapKernel kh = k;
+                    kh.in[mask == 1 ? 1 : 0] = h;
+                    if (kh.out == DType::float32) kh.out = h;
+                    add_map(out, kh);
+                }
+            }
+        }
+}
+
+// The dtypes whose reductions, sorts and scatters ship (the rest compile on first use).
+constexpr DType common_dtypes[] = {DType::bool_,   DType::int8,     DType::int32,
+                                   DType::int64,   DType::uint8,    DType::float16,
+                                   DType::bfloat16, DType::float32, DType::float64,
+                                   DType::complex64, DType::complex128};
+constexpr DType float_dtypes[] = {DType::float16, DType::bfloat16, DType::float32,
+                                  DType::float64};
+
+// The kernels run_reduce (cuda_backend.cpp) picks for one reduction over one or two kept dims
+// and one reduced dim (whole arrays and single axes of contiguous arrays, in every branch of its
+// choice: threads per output, vector loads, one or two passes).
+void add_reduce(std::vector<KernelSource>& out, ops::ReduceOp op, DType in, DType res) {
+    ReduceKernel k;
+    k.op = op;
+    k.in = in;
+    k.out = res;
+    k.acc = ops::reduce_acc_dtype(op, in, res);
+    k.nr = 1;
+    auto push = [&](const ReduceKernel& r) {
+        out.push_back({reduce_program(r), reduce_kernel_name(r)});
+    };
+    const int V = itemsize(in) < 16 ? int(16 / itemsize(in)) : 1;
+    for (int nk = 0; nk <= 2; ++nk) {
+        k.nk = nk;
+        for (int tpo : {1, 32, 256}) {
+            if (tpo > 1 && nk == 2) continue;
+            k.tpo = tpo;
+            for (int vec : {1, V}) {
+                if (vec > 1 && (tpo == 1 || V == 1)) continue;
+                k.vec = vec;
+                for (bool partial : {false, true}) {
+                    k.partial_out = partial;
+                    k.partial_in = false;
+                    push(k);
+                }
+            }
+            // The second pass over the partial accumulators.
+            ReduceKernel f = k;
+            f.vec = 1;
+            f.partial_out = false;
+            f.partial_in = true;
+            push(f);
+        }
+    }
+}
+
+void add_reductions(std::vector<KernelSource>& out) {
+    for (int o = 0; o < ops::num_reductions; ++o) {
+        const ops::ReduceOp op = ops::ReduceOp(o);
+        for (DType t : common_dtypes) {
+            add_reduce(out, op, t, ops::reduce_result_dtype(op, t, std::nullopt));
+            // mean: integer and bool inputs sum into float64, 16-bit floats into float32.
+            if (op != ops::ReduceOp::sum) continue;
+            if (kind(t) != Kind::floating && kind(t) != Kind::complex)
+                add_reduce(out, op, t, DType::float64);
+            else if (t == DType::float16 || t == DType::bfloat16)
+                add_reduce(out, op, t, DType::float32);
+        }
+    }
+}
+
+// The row kernels (softmax, cross-entropy, layer norm and their backwards) of every row length,
+// as rows_kernel_for picks them, aligned or not.
+void add_rows(std::vector<KernelSource>& out) {
+    std::vector<std::string> seen;
+    auto add = [&](const RowsKernel& k) {
+        std::string nm = rows_kernel_name(k);
+        for (const std::string& s : seen)
+            if (s == nm) return;
+        seen.push_back(nm);
+        out.push_back({rows_program(k), std::move(nm)});
+    };
+    for (DType t : float_dtypes) {
+        backend::RowsCall c;
+        c.dtype = t;
+        for (int op = 0; op <= int(backend::RowsOp::layer_norm_backward); ++op)
+            for (uintptr_t base : {uintptr_t(256), uintptr_t(258)})
+                for (int64_t n = 1; n <= 4097; ++n) {
+                    c.n = n;
+                    c.x = c.y = c.dy = reinterpret_cast<const void*>(base);
+                    c.out = reinterpret_cast<void*>(base);
+                    add(rows_kernel_for(c, op));
+                }
+        RowsKernel p;
+        p.op = rows_ln_partials;
+        p.dtype = t;
+        add(p);
+    }
+}
+
+// Sorts and searches, scans, compaction, scatters, gathers, integer matmul, the optimizer step.
+void add_other_families(std::vector<KernelSource>& out) {
+    for (DType t : common_dtypes) {
+        out.push_back({sort_program(t), sort_kernel_name(t, "counts")});
+        out.push_back({scatter_add_program(t), "ember_scatter_add_" + std::string(name(t))});
+    }
+    for (DType t : {DType::int64, DType::float32, DType::float64})
+        for (backend::ScanOp op : {backend::ScanOp::sum, backend::ScanOp::prod})
+            out.push_back({scan_program(op, t), "scan"});
+    for (int isz : {1, 2, 4, 8, 16}) {
+        out.push_back({compact_program(isz), "compact"});
+        out.push_back({scatter_program(isz), "scatter"});
+        out.push_back({gather_program(isz), gather_kernel_name(isz)});
+    }
+    for (DType t : {DType::bool_, DType::int32, DType::int64})
+        out.push_back({int_matmul_program(t), int_matmul_kernel_name(t)});
+    for (DType t : float_dtypes)
+        out.push_back({optimizer_step_program(t), "optimizer_step"});
 }
 
 }  // namespace
@@ -74,6 +220,10 @@ std::vector<KernelSource> common_kernels() {
             {random_program(RandomFamily::real, t), random_kernel_name(RandomFamily::real, t)});
     out.push_back({random_program(RandomFamily::streamed_int, DType::int64),
                    random_kernel_name(RandomFamily::streamed_int, DType::int64)});
+    add_scalar_maps(out);
+    add_reductions(out);
+    add_rows(out);
+    add_other_families(out);
     return out;
 }
 

@@ -736,10 +736,15 @@ CUfunction load_kernel(DeviceState& d, const KernelKey& key, const KernelSource&
         const char* e = std::getenv("EMBER_DUMP_SOURCE");
         return e && *e && std::strcmp(e, "0") != 0;
     }();
-    if (dump)
-        std::fprintf(stderr, "--- ember: generated source of %s ---\n%s\n", src.name.c_str(),
-                     src.program.source.c_str());
-    if (CUfunction f = load_shipped(d, key, src)) return f;  // no NVRTC needed
+    const auto dump_source = [&](const char* from) {
+        std::fprintf(stderr, "--- ember: generated source of %s (%s) ---\n%s\n", src.name.c_str(),
+                     from, src.program.source.c_str());
+    };
+    if (CUfunction f = load_shipped(d, key, src)) {  // no NVRTC needed
+        if (dump) dump_source("shipped");
+        return f;
+    }
+    if (dump) dump_source("compiled or from the disk cache");
     const NvrtcApi* nv = nvrtc();
     if (!nv) throw Error("ember.cuda: cannot compile kernels: " + nvrtc_unavailable_reason());
     CacheCounters& c = cache_counters();

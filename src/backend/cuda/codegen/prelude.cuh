@@ -361,7 +361,7 @@ __device__ inline zd sinh(const zd& z) {
     if (y == 0.0) return {::sinh(x), y};
     if (::fabs(x) <= exp_max) return cuda::std::sinh(z);
     const double h = 0.5 * ::exp(0.5 * ::fabs(x)), e = 2.0 * h;  // sinh|x| = cosh|x| = e^|x| / 2
-    return {::copysign((h * ::cos(y)) * e, x), (h * ::sin(y)) * e};
+    return {::copysign(1.0, x) * ((h * ::cos(y)) * e), (h * ::sin(y)) * e};
 }
 __device__ inline zd cosh(const zd& z) {
     const double x = z.real(), y = z.imag();
@@ -369,7 +369,7 @@ __device__ inline zd cosh(const zd& z) {
     if (y == 0.0) return {::cosh(x), ::copysign(0.0, x) * y};
     if (::fabs(x) <= exp_max) return cuda::std::cosh(z);
     const double h = 0.5 * ::exp(0.5 * ::fabs(x)), e = 2.0 * h;
-    return {(h * ::cos(y)) * e, ::copysign((h * ::sin(y)) * e, x)};
+    return {(h * ::cos(y)) * e, ::copysign(1.0, x) * ((h * ::sin(y)) * e)};
 }
 __device__ inline zd sin(const zd& z) {  // -i sinh(iz)
     const zd r = sinh(zd(-z.imag(), z.real()));
