@@ -66,7 +66,11 @@ def _child(lib: str, tmp: str, i: int) -> dict:
     env.pop("EMBER_SHIPPED_KERNELS", None)
     try:
         p = subprocess.run(
-            [sys.executable, "-c", _CHILD, lib], capture_output=True, text=True, env=env, timeout=300
+            [sys.executable, "-c", _CHILD, lib],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
         )
     except subprocess.TimeoutExpired:
         return {"error": "child process timed out after 300 s"}
