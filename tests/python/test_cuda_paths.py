@@ -128,3 +128,39 @@ def test_library_paths_shape():
     d = ember.cuda.library_paths()
     assert isinstance(d, dict) and "cccl" in d
     assert all(isinstance(k, str) and isinstance(v, str) for k, v in d.items())
+
+
+_WHEELS_CHILD = """
+    import json, ember
+    import numpy as np
+    x = ember.asarray(np.arange(64.0).reshape(8, 8) + np.eye(8) * 100, device="cuda")
+    y = x + ember.hypot(x, x)           # kernels compiled by NVRTC (no cache, nothing shipped)
+    y = x @ x                           # cuBLAS
+    y = ember.fft.fft(x)                # cuFFT
+    y = ember.linalg.inv(x)             # cuSOLVER
+    ember.cuda.synchronize()
+    maps = open("/proc/self/maps").read().split()
+    mapped = sorted({p for p in maps if "/libnvrtc" in p or "/libcublas" in p
+                     or "/libcufft" in p or "/libcusolver" in p})
+    print(json.dumps({"paths": ember.cuda.library_paths(), "mapped": mapped}))
+"""
+
+
+@pytest.mark.skipif(not ember.cuda.is_available(), reason="no CUDA device")
+def test_gpu_runs_on_nvidia_wheels_alone(tmp_path):
+    # What `pip install ember[cuda]` gives: NVRTC, cuBLAS, cuFFT and cuSOLVER from NVIDIA's wheels
+    # in site-packages, none of them from the system's toolkit (/usr/local/cuda, the sonames).
+    pf = pytest.importorskip("cuda.pathfinder")
+    wanted = {}
+    for name in ("nvrtc", "cublas", "cufft", "cusolver"):
+        try:
+            wanted[name] = pf.load_nvidia_dynamic_lib(name)
+        except Exception as e:
+            pytest.skip(f"cuda-pathfinder finds no {name} here: {e}")
+    if any("site-packages" not in (w.abs_path or "") for w in wanted.values()):
+        pytest.skip("NVIDIA's CUDA wheels are not all installed in site-packages here")
+    env = {"EMBER_DISK_CACHE": "0", "EMBER_SHIPPED_KERNELS": "0", "LD_LIBRARY_PATH": ""}
+    out = run_child(_WHEELS_CHILD, env, tmp_path)
+    for name, w in wanted.items():
+        assert os.path.realpath(out["paths"][name]) == os.path.realpath(w.abs_path), name
+    assert out["mapped"] and not [p for p in out["mapped"] if "site-packages" not in p], out

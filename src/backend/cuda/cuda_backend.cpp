@@ -745,10 +745,9 @@ struct CudaAvailability {
             reason = "the CUDA driver reports no devices";
             return;
         }
-        if (!gpu::nvrtc()) {
-            reason = gpu::nvrtc_unavailable_reason();
-            return;
-        }
+        // NVRTC is not asked for here: it loads on the first kernel that is neither shipped nor
+        // cached (that kernel's call names it when it is missing), so a process that only runs
+        // shipped kernels never loads it.
         if (const char* e = std::getenv("EMBER_DISABLE_CUDA"); e && *e && std::strcmp(e, "0")) {
             reason = "disabled by EMBER_DISABLE_CUDA";
             return;
