@@ -11,7 +11,7 @@ lib=$(ls build/py-*/libember.a | head -1)
 g++ -std=c++20 -O2 -shared -fPIC -Isrc -Iinclude tools/fake_cuda/driver.cpp \
   tools/fake_cuda/defaults.cpp -o "$tmp/libcuda.so.1"
 ln -s libcuda.so.1 "$tmp/libnvrtc.so.13"
-g++ -std=c++20 -O2 -g -Iinclude -Isrc tools/fake_cuda/add_loop.cpp "$lib" -o "$tmp/add_loop" -ldl -lpthread
+g++ -std=c++20 -O2 -g -Iinclude -Isrc tools/fake_cuda/add_loop.cpp "$lib" -o "$tmp/add_loop" -ldl -lpthread -lz
 export LD_LIBRARY_PATH=$tmp EMBER_CACHE_DIR=$tmp/cache
 per_call() {  # total instructions of the function matching $2 in callgrind output $1, per call
   callgrind_annotate --inclusive=yes "$1" 2>/dev/null | grep -m1 -F "$2" |

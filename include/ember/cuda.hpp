@@ -184,6 +184,37 @@ void set_kernel_pack_dir(const std::string& dir);
 // The number of kernels in the pack at `path` and its architecture (0, 0 when unreadable).
 std::pair<uint64_t, int> kernel_pack_info(const std::string& path);
 
+// ember.profiler's device side: CUDA events around every launch while it runs (not inside a
+// graph capture). profiler_start records each device's start; profiler_stop waits for the
+// launches and returns their timings, `start_ms` from that start.
+struct KernelTiming {
+    uint64_t op;      // the profiler's op (ember::debug::detail::prof_op) that launched it
+    uint64_t thread;  // a small number per host thread
+    int device;
+    std::string name;
+    double start_ms, ms;
+};
+void profiler_start();
+std::vector<KernelTiming> profiler_stop();
+
+// The live device allocations of every initialized device, with the caller's location token
+// (ember::debug::describe_location) while memory history was recorded, else 0.
+struct LiveAllocation {
+    int device;
+    uintptr_t address;
+    size_t bytes;
+    uintptr_t stream;
+    uint64_t where;
+};
+std::vector<LiveAllocation> live_allocations();
+
+// NVTX ranges and marks for Nsight Systems (libnvtx3interop or libnvToolsExt, loaded on first
+// use; no-ops when neither loads).
+bool nvtx_available();
+void nvtx_range_push(const std::string& name);
+void nvtx_range_pop();
+void nvtx_mark(const std::string& name);
+
 // Forgets the in-process kernels (modules stay loaded until exit); for tests and benchmarks of
 // the compile path.
 void clear_kernel_memory_cache();

@@ -91,6 +91,7 @@ from . import cuda, linalg, random
 from . import autograd
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from . import fft
+from . import debug, profiler
 from . import data, datasets, optim
 from . import nn
 from . import _errstate, _npyio

@@ -177,7 +177,7 @@ def asnumpy(x):
     if not isinstance(x, ndarray):
         return _np.asarray(x)
     if x.device.type != "cpu":
-        x = x.cpu()
+        x = _core._debug.to_host(x, "ember.asnumpy", True)
     v = x._numpy_view()
     if x.dtype == _core.bfloat16:
         v = v.view(_bfloat16())
@@ -293,8 +293,13 @@ def _array(self, dtype=None, copy=None):
     return a
 
 
+def _host(x, op):
+    """x on the host for `op` (repr, str, tolist): an implicit read for ember.debug."""
+    return x if x.device.type == "cpu" else _core._debug.to_host(x, op, False)
+
+
 def _repr(self):
-    text = _np.array_repr(asnumpy(self))
+    text = _np.array_repr(asnumpy(_host(self, "repr(x)")))
     # ml_dtypes >= 0.7 makes NumPy print its dtypes as "dtype=dtype(bfloat16)"
     text = text.replace("dtype=dtype(bfloat16)", "dtype=bfloat16")
     if self.device.type != "cpu":
@@ -303,7 +308,7 @@ def _repr(self):
 
 
 def _str(self):
-    return _np.array_str(asnumpy(self))
+    return _np.array_str(asnumpy(_host(self, "str(x)")))
 
 
 def _iter(self):
@@ -313,7 +318,7 @@ def _iter(self):
 
 
 def _tolist(self):
-    a = asnumpy(self)
+    a = asnumpy(_host(self, "ember.ndarray.tolist"))
     if self.dtype == _core.bfloat16:
         a = a.astype(_np.float32)
     return a.tolist()

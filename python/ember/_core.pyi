@@ -401,6 +401,7 @@ def _cumprod(x: ndarray, axis = ..., dtype = ...) -> ndarray:
     """Inclusive cumulative product along axis (of the flattened x when axis is None)."""
 def _cumsum(x: ndarray, axis = ..., dtype = ...) -> ndarray:
     """Inclusive cumulative sum along axis (of the flattened x when axis is None)."""
+_debug: ModuleType
 def _diagonal_view(x: ndarray, k: int) -> ndarray:
     """The k-th diagonal of the last two axes (a view)."""
 def _factorize(kind: str, a, b = ..., ipiv = ..., tau = ..., vectors: bool = ..., full: bool = ...) -> Any:

@@ -38,10 +38,13 @@ __all__ = [
     "max_memory_reserved",
     "memory_allocated",
     "memory_reserved",
+    "memory_snapshot",
     "memory_stats",
+    "nvtx",
     "pinned_empty",
     "pinned_zeros",
     "precompile",
+    "record_memory_history",
     "reset_peak_memory_stats",
     "set_device",
     "set_memory_limit",
@@ -388,6 +391,23 @@ def set_memory_limit(nbytes, device=None):
     _c.set_memory_limit(nbytes, _index(device))
 
 
+def record_memory_history(enabled=True):
+    """While enabled, every device allocation records the Python line that made it, which
+    :func:`memory_snapshot` reports (``ember.profiler.profile(profile_memory=True)`` turns it on
+    for its block). Costs one stack lookup per allocation that misses ember's block cache."""
+    _core._debug.set_watch("memory", bool(enabled))
+
+
+def memory_snapshot():
+    """The live device allocations of every device in use, as dicts: ``device``, ``address``,
+    ``size`` (bytes), ``stream`` (handle) and ``where`` (``"file:line in function"`` of the
+    Python line that allocated it while :func:`record_memory_history` was on, else "")."""
+    return [
+        {"device": d, "address": a, "size": n, "stream": s, "where": w}
+        for d, a, n, s, w in _core._debug.live_allocations()
+    ]
+
+
 def kernel_cache_stats():
     """Kernel cache counters of this process: memory_hits, disk_hits, compiles, compile_ms,
     disk_rejects, prefetch_hits (layout variants compiled ahead on a background thread),
@@ -467,3 +487,69 @@ def _main(argv):
             print(f"cuda:{i}: {get_device_properties(i)}")
         print(f"kernel cache: {kernel_cache_dir() or 'off'}")
     return 0
+
+
+class _NvtxRange:
+    """``with ember.cuda.nvtx.range("name"):`` and ``@ember.cuda.nvtx.range("name")``."""
+
+    def __init__(self, msg):
+        self._msg = str(msg)
+
+    def __enter__(self):
+        _core._debug.nvtx_push(self._msg)
+        return self
+
+    def __exit__(self, *exc):
+        _core._debug.nvtx_pop()
+        return False
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapped(*args, **kwargs):
+            with self:
+                return fn(*args, **kwargs)
+
+        return wrapped
+
+
+def _make_nvtx():
+    import sys
+    import types
+
+    m = types.ModuleType(
+        "ember.cuda.nvtx",
+        "NVTX ranges and marks for Nsight Systems (torch.cuda.nvtx's names): range(msg) as a "
+        "context manager or decorator, range_push(msg), range_pop(), mark(msg), is_available(). "
+        "NVTX is loaded with dlopen (libnvtx3interop, else libnvToolsExt); without it these do "
+        "nothing. ember.profiler.emit_nvtx() opens a range per ember op.",
+    )
+
+    def range_push(msg):
+        """Opens a nested NVTX range named `msg` on this thread."""
+        _core._debug.nvtx_push(str(msg))
+
+    def range_pop():
+        """Closes the innermost NVTX range of this thread."""
+        _core._debug.nvtx_pop()
+
+    def mark(msg):
+        """An instantaneous NVTX marker named `msg`."""
+        _core._debug.nvtx_mark(str(msg))
+
+    def is_available():
+        """Whether an NVTX library loaded (then Nsight Systems sees the ranges)."""
+        return _core._debug.nvtx_available()
+
+    m.range = _NvtxRange
+    m.range_push = range_push
+    m.range_pop = range_pop
+    m.mark = mark
+    m.is_available = is_available
+    m.__all__ = ["is_available", "mark", "range", "range_pop", "range_push"]
+    sys.modules["ember.cuda.nvtx"] = m
+    return m
+
+
+nvtx = _make_nvtx()

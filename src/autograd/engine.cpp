@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "autograd/internal.hpp"
+#include "ember/debug.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
 
@@ -74,6 +75,7 @@ TensorInfo info_of(const Array& a) { return {a.shape(), a.dtype(), a.device()}; 
 void check_finite(const Array& a, const std::string& what, const std::string& context = "") {
     if (!a.defined() || a.size() == 0 || !is_inexact(a.dtype())) return;
     NoGradGuard g;
+    debug::OpScope op("anomaly detection (the finiteness check)");
     if (any(logical_not(isfinite(a))).item<bool>())
         throw Error("ember.autograd.detect_anomaly: " + what + " (a " + info_str(a) + ")" +
                     context);

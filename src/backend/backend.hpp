@@ -45,6 +45,20 @@ struct Loop {
     }
 };
 
+// Bytes a loop reads and writes: each array operand's extent over the dimensions it strides
+// (broadcast dimensions read once). The profiler's bytes moved of memory-bound ops.
+inline uint64_t footprint_bytes(const Loop& l) {
+    uint64_t total = 0;
+    for (int i = 0; i < l.nops; ++i) {
+        if (l.scalar[i]) continue;
+        uint64_t n = uint64_t(itemsize(l.dtype[i]));
+        for (int k = 0; k < l.ndim(); ++k)
+            if (l.strides[i][k] != 0) n *= uint64_t(l.shape[k]);
+        total += n;
+    }
+    return total;
+}
+
 // A batched matrix product C[i] = A[i] @ B[i] over the batch shape, all operands of `dtype`.
 // Operand 0 is C (row-major, leading dimension ld[0]), 1 is A (m x k), 2 is B (k x n); A and B
 // are row-major with leading dimension ld[], or transposed (column-major) where trans[] is set,

@@ -8,6 +8,7 @@
 #include "backend/backend.hpp"
 #include "core/internal.hpp"
 #include "core/record.hpp"
+#include "ember/debug.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
 
@@ -53,6 +54,7 @@ Array normalize_indices(const Array& a, int64_t n, int axis, const char* who) {
     if (idx.size() == 0) return idx;
     // Both reductions are enqueued before the first read: one wait for the device.
     const Array lo_a = min(idx), hi_a = max(idx);
+    debug::OpScope op("integer-array indexing (the bounds check)");
     const int64_t lo = lo_a.item<int64_t>(), hi = hi_a.item<int64_t>();
     if (n == 0)
         throw IndexError(idx_err_prefix(who) + "index " + std::to_string(lo) +
@@ -177,6 +179,7 @@ Plan make_plan(const Array& x, std::span<const IndexItem> items, const char* who
         }
         const Array& a = it.array;
         if (q.zero_d_mask) {
+            debug::OpScope op("indexing with a 0-d boolean array");
             const bool t = a.item<bool>();
             p.adv.push_back({q.axis, zeros({t ? 1 : 0}, DType::int64, x.device()), 0, false});
             continue;

@@ -7,6 +7,7 @@
 #include "core/internal.hpp"
 #include "core/record.hpp"
 #include "ember/array.hpp"
+#include "ember/debug.hpp"
 #include "ember/error.hpp"
 #include "ops/convert.hpp"
 
@@ -17,6 +18,7 @@ namespace ember {
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
     backend::Backend& b = backend::of(device, "ember");
     void* p = b.allocate(nbytes, device.index);
+    debug::count_alloc(nbytes);
     if (!p)
         throw MemoryError("ember: unable to allocate " + std::to_string(nbytes) + " bytes on " +
                           device.str());
@@ -533,6 +535,7 @@ Scalar Array::item() const {
     if (device().is_cpu()) {
         std::memcpy(buf, data(), size_t(itemsize()));
     } else {
+        debug::OpScope op("item");
         backend::of(device(), "ember.item")
             .copy_to_host(buf, data(), size_t(itemsize()), device().index);
     }
@@ -551,7 +554,9 @@ void Array::assign(const Array& src) const {
     if (detail::may_overlap(*this, s) && !detail::same_view(*this, s)) s = s.copy();
     if (size() == 0) return;
     Array ops[2] = {*this, s};
-    backend::of(device(), "ember.assign").copy(detail::make_loop(ops));
+    const backend::Loop loop = detail::make_loop(ops);
+    backend::of(device(), "ember.assign").copy(loop);
+    if (debug::profiling()) debug::count_bytes(backend::footprint_bytes(loop));
     storage_->bump_version();
 }
 
@@ -572,6 +577,7 @@ void Array::fill(const Scalar& value) const {
 
 template <class T>
 T Array::item() const {
+    debug::OpScope op("item");
     Array h = astype(dtype_v<T>, false).to(cpu);
     if (h.size() != 1) item();  // throws the size error
     T v;

@@ -8,6 +8,7 @@
 
 #include "core/internal.hpp"
 #include "core/record.hpp"
+#include "ember/debug.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
 
@@ -82,6 +83,7 @@ void check_int_power(std::span<const Operand> xs, DType loop, const Shape& shape
         negative = (s.weak == WeakKind::integer || kind(s.dtype) == Kind::signed_int) &&
                    s.dtype != DType::uint64 && s.i < 0;
     } else if (kind(e.dtype()) == Kind::signed_int && numel(shape) > 0 && e.array().size() > 0) {
+        debug::OpScope op("integer power (the negative exponent check)");
         negative = any(less(e.array(), Operand(Scalar(0)))).item<bool>();
     }
     if (negative)
@@ -340,6 +342,7 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
     if (!be) [[unlikely]]
         be = &backend::of(dev, who(op).c_str());
     be->map(op, compute, loop);
+    if (debug::profiling()) debug::count_bytes(backend::footprint_bytes(loop));
     if (out) out->storage()->bump_version();
     return result;
 }

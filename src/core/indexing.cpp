@@ -6,6 +6,7 @@
 
 #include "core/internal.hpp"
 #include "core/record.hpp"
+#include "ember/debug.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
 
@@ -183,6 +184,7 @@ Gather gather_offsets(const Array& src, const Array& indices, int ax, const char
     if (idx.size() > 0) {
         if (n == 0)
             throw IndexError(std::string(who) + ": cannot do a non-empty take from an empty axis");
+        debug::OpScope op("take / put (the bounds check)");
         const int64_t lo = min(idx).item<int64_t>(), hi = max(idx).item<int64_t>();
         if (lo < -n || hi >= n)
             throw IndexError(std::string(who) + ": index " + std::to_string(lo < -n ? lo : hi) +

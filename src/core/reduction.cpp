@@ -5,6 +5,7 @@
 
 #include "core/internal.hpp"
 #include "core/record.hpp"
+#include "ember/debug.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
 
@@ -94,7 +95,9 @@ Array run_index(ReduceOp op, const Array& x, const Axes& axes, bool keepdims) {
     if (out.size() == 0) return out;
     const DType acc = ops::reduce_acc_dtype(op, x.dtype(), DType::int64);
     Array operands[2] = {expanded_output(out, x, s, keepdims), x};
-    backend::of(x.device(), who.c_str()).reduce(op, acc, detail::make_loop(operands, 1));
+    const backend::Loop loop = detail::make_loop(operands, 1);
+    backend::of(x.device(), who.c_str()).reduce(op, acc, loop);
+    if (debug::profiling()) debug::count_bytes(backend::footprint_bytes(loop));
     return out;
 }
 
@@ -137,7 +140,9 @@ Array reduce(ReduceOp op, const Array& x, const Axes& axes_in, bool keepdims,
     }
     const DType acc = ops::reduce_acc_dtype(op, x.dtype(), out_dtype);
     Array operands[2] = {expanded_output(out, x, s, keepdims), x};
-    backend::of(x.device(), who.c_str()).reduce(op, acc, detail::make_loop(operands, 1));
+    const backend::Loop loop = detail::make_loop(operands, 1);
+    backend::of(x.device(), who.c_str()).reduce(op, acc, loop);
+    if (debug::profiling()) debug::count_bytes(backend::footprint_bytes(loop));
     return out;
 }
 

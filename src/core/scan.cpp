@@ -5,6 +5,7 @@
 #include "backend/backend.hpp"
 #include "core/internal.hpp"
 #include "core/record.hpp"
+#include "ember/debug.hpp"
 #include "ember/error.hpp"
 #include "ember/ops.hpp"
 
@@ -101,6 +102,7 @@ Array as_mask(const Array& x) {
 
 int64_t count_true(const Array& mask) {
     if (mask.size() == 0) return 0;
+    debug::OpScope op("nonzero / boolean mask (the result size)");
     return sum(mask).item<int64_t>();
 }
 

@@ -9,6 +9,7 @@
 
 #include "ember/interop.hpp"
 #include "python/common.hpp"
+#include "python/observe.hpp"
 #include "python/pydtype.hpp"
 
 namespace ember::python {
@@ -136,7 +137,8 @@ nb::tuple to_tuple(const Dims& d, int64_t scale = 1) {
     return nb::borrow<nb::tuple>(t);
 }
 
-Scalar one_element(const Array& a, const char* what) {
+Scalar one_element(const Array& a, const char* what, const char* op) {
+    Observed scope(op);
     if (a.size() != 1)
         throw TypeError(std::string("ember: only arrays with one element can be converted to ") +
                         what + " (size is " + std::to_string(a.size()) + ")");
@@ -238,8 +240,20 @@ void releasebuffer(PyObject*, Py_buffer* view) { delete static_cast<BufferInfo*>
 
 // Number-protocol slots called by CPython directly (no method lookup, no argument parsing):
 // the per-call cost of `x + y` stays close to NumPy's.
+// "ember.<op>": the name of an operator's op for ember.debug and the profiler.
+const char* op_label(OpId op) {
+    static const auto* labels = [] {
+        auto* v = new std::vector<std::string>();
+        for (int i = 0; i < ops::num_ops; ++i)
+            v->push_back("ember." + std::string(ops::info(OpId(i)).name));
+        return v;
+    }();
+    return (*labels)[size_t(op)].c_str();
+}
+
 template <OpId op>
 PyObject* slot_binary(PyObject* a, PyObject* b) noexcept {
+    Observed scope(debug::watching() ? op_label(op) : nullptr);
     try {
         const bool left = is_ndarray(a);
         return binary(op, left ? a : b, left ? b : a, !left).release().ptr();
@@ -250,6 +264,7 @@ PyObject* slot_binary(PyObject* a, PyObject* b) noexcept {
 }
 template <OpId op>
 PyObject* slot_inplace(PyObject* a, PyObject* b) noexcept {
+    Observed scope(debug::watching() ? op_label(op) : nullptr);
     try {
         return inplace(op, a, b).release().ptr();
     } catch (...) {
@@ -259,6 +274,7 @@ PyObject* slot_inplace(PyObject* a, PyObject* b) noexcept {
 }
 template <OpId op>
 PyObject* slot_unary(PyObject* a) noexcept {
+    Observed scope(debug::watching() ? op_label(op) : nullptr);
     try {
         return unary(op, a).release().ptr();
     } catch (...) {
@@ -496,6 +512,7 @@ void bind_array(nb::module_& m) {
             "to",
             [](const Array& a, nb::handle device, bool non_blocking) {
                 const Device d = *to_device(device, "ember.ndarray.to");
+                debug::ExplicitScope asked;
                 return non_blocking ? cuda::to_non_blocking(a, d) : a.to(d);
             },
             nb::arg("device"), nb::kw_only(), nb::arg("non_blocking") = false,
@@ -504,12 +521,15 @@ void bind_array(nb::module_& m) {
         .def(
             "to_device",
             [](const Array& a, nb::handle device, nb::handle) {
-                return a.to(*to_device(device, "ember.ndarray.to_device"));
+                const Device d = *to_device(device, "ember.ndarray.to_device");
+                debug::ExplicitScope asked;
+                return a.to(d);
             },
             nb::arg("device"), nb::kw_only(), nb::arg("stream").none() = nb::none())
         .def(
             "cpu",
             [](const Array& a, bool non_blocking) {
+                debug::ExplicitScope asked;
                 return non_blocking ? cuda::to_non_blocking(a, cpu) : a.to(cpu);
             },
             nb::kw_only(), nb::arg("non_blocking") = false)
@@ -519,6 +539,7 @@ void bind_array(nb::module_& m) {
                 const int i = index ? *index : cuda::current_device();
                 const Device d(DeviceType::cuda, i);
                 check_device(d, "ember.ndarray.cuda");
+                debug::ExplicitScope asked;
                 return non_blocking ? cuda::to_non_blocking(a, d) : a.to(d);
             },
             nb::arg("device").none() = nb::none(), nb::kw_only(), nb::arg("non_blocking") = false,
@@ -546,11 +567,12 @@ void bind_array(nb::module_& m) {
                      throw ValueError("ember: the truth value of an array with " +
                                       std::to_string(a.size()) +
                                       " elements is ambiguous; use .any() or .all()");
+                 Observed scope("bool(x)");
                  return a.item().b;
              })
         .def("__int__",
              [](const Array& a) {
-                 Scalar s = one_element(a, "int");
+                 Scalar s = one_element(a, "int", "int(x)");
                  if (is_complex(s.dtype))
                      throw TypeError("ember: cannot convert a complex array to int; use .real");
                  if (is_inexact(s.dtype)) {
@@ -567,18 +589,18 @@ void bind_array(nb::module_& m) {
                      throw TypeError(
                          "ember: only integer arrays with one element can be used "
                          "as an index");
-                 Scalar s = one_element(a, "an index");
+                 Scalar s = one_element(a, "an index", "operator.index(x)");
                  return scalar_to_python(s);
              })
         .def("__float__",
              [](const Array& a) {
-                 Scalar s = one_element(a, "float");
+                 Scalar s = one_element(a, "float", "float(x)");
                  if (is_complex(s.dtype))
                      throw TypeError("ember: cannot convert a complex array to float; use .real");
                  return s.c.real();
              })
         .def("__complex__", [](const Array& a) {
-            Scalar s = one_element(a, "complex");
+            Scalar s = one_element(a, "complex", "complex(x)");
             return nb::steal(PyComplex_FromDoubles(s.c.real(), s.c.imag()));
         });
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "python/common.hpp"
+#include "python/observe.hpp"
 
 namespace ember::python {
 
@@ -24,6 +25,7 @@ struct Wrapper {
     PyObject* module;       // __module__ ("ember")
     PyObject* described;    // (signature, doc, text signature) from the hook, once asked
     PyObject* dict;         // __dict__ (functools.wraps, user attributes)
+    PyObject* op;           // "module.qualname": the op's name for ember.debug and the profiler
 };
 
 // The hooks (set once by ember/_calls.py): on_error(wrapper, exc, args, kwargs) raises the error
@@ -109,7 +111,13 @@ NB_NOINLINE PyObject* handle_error(Wrapper* w, PyObject* const* args, size_t nar
 PyObject* wrapper_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
                              PyObject* kwnames) {
     Wrapper* w = reinterpret_cast<Wrapper*>(self);
-    PyObject* r = w->target(w->func, args, nargsf, kwnames);
+    PyObject* r;
+    if (debug::watching()) [[unlikely]] {
+        Observed scope(PyUnicode_AsUTF8(w->op));
+        r = w->target(w->func, args, nargsf, kwnames);
+    } else {
+        r = w->target(w->func, args, nargsf, kwnames);
+    }
     if (r) [[likely]]
         return r;
     return handle_error(w, args, PyVectorcall_NARGS(nargsf), kwnames);
@@ -124,6 +132,7 @@ void wrapper_dealloc(PyObject* self) {
     Py_CLEAR(w->module);
     Py_CLEAR(w->described);
     Py_CLEAR(w->dict);
+    Py_CLEAR(w->op);
     PyObject_GC_Del(self);
 }
 
@@ -252,6 +261,12 @@ nb::object wrap_callable(PyTypeObject* type, nb::handle func, nb::str name, nb::
     w->module = Py_NewRef(module.ptr());
     w->described = nullptr;
     w->dict = nullptr;
+    w->op = PyUnicode_FromFormat("%U.%U", module.ptr(), qualname.ptr());
+    if (!w->op) {
+        Py_DECREF(reinterpret_cast<PyObject*>(w));
+        throw nb::python_error();
+    }
+    PyUnicode_AsUTF8(w->op);  // caches the UTF-8 form the scope reads
     PyObject_GC_Track(reinterpret_cast<PyObject*>(w));
     return nb::steal(reinterpret_cast<PyObject*>(w));
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ember/autograd.hpp"
+#include "ember/debug.hpp"
 #include "python/common.hpp"
 #include "python/pydtype.hpp"
 
@@ -319,6 +320,7 @@ void bind_creation(nb::module_& m) {
     m.def(
         "_asarray",
         [](nb::handle obj, nb::handle dtype, nb::handle device, nb::handle copy, bool writable) {
+            debug::ExplicitScope asked;  // a copy to the device is what asarray is for
             return asarray(obj, dtype, device, copy, writable);
         },
         "obj"_a, "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(),

@@ -13,6 +13,7 @@ namespace ember::python {
 void bind_rows(nb::module_& m);     // src/python/rows.cpp
 void bind_kernels(nb::module_& m);  // src/python/kernels.cpp
 void bind_interop(nb::module_& m);  // src/python/interop.cpp
+void bind_debug(nb::module_& m);    // src/python/debug.cpp
 namespace {
 
 PyObject* axis_error = nullptr;
@@ -265,6 +266,7 @@ NB_MODULE(_core, m) {
     bind_kernel_support(m);
     bind_interop(m);
     bind_fp_status(m);
+    bind_debug(m);
     bind_calls(m);
 
     m.attr("__version__") = ember::version;

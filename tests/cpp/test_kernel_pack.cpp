@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "backend/cuda/kernel_pack.hpp"
+#include "backend/cuda/precompile.hpp"
 
 using namespace ember::gpu;
 
@@ -89,4 +91,24 @@ TEST(KernelPack, ShipKeyIgnoresTheIncludeDirectory) {
     EXPECT_NE(ship_key(p, 90), ship_key(p, 80));
     p.headers[0].second = "int b;";
     EXPECT_NE(ship_key(p, 90), a);
+}
+
+// The shipped set: each program once, and every family whose first call should load machine code
+// (maps, scalar maps, casts, reductions, rows, sort, scan, optimizer) in it.
+TEST(KernelPack, CommonKernelsCoverTheFamiliesOnce) {
+    const std::vector<KernelSource> all = common_kernels();
+    std::set<std::string> names;
+    for (const KernelSource& k : all)
+        EXPECT_TRUE(names.insert(k.program.name).second) << k.program.name;
+    auto has = [&](const std::string& part) {
+        for (const std::string& n : names)
+            if (n.find(part) != std::string::npos) return true;
+        return false;
+    };
+    for (const char* part :
+         {"ember_map_add_f32__f32_f32_f32s", "ember_map_where_",
+          "ember_reduce_sum_f32_f32_f32__t32", "_r0_", "_pin", "ember_rows_softmax_",
+          "ember_rows_ln_partials", "ember_sort_float32", "ember_scan_", "ember_compact_b8",
+          "ember_optim", "ember_copy_f64_f32"})
+        EXPECT_TRUE(has(part)) << part;
 }

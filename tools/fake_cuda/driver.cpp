@@ -1,10 +1,17 @@
 // A do-nothing CUDA driver (libcuda.so.1) for profiling ember's host path where there is no GPU:
 // one device that says it is an sm_90 H200, "device" memory from the host heap (copies and fills
 // really happen, so the host sees consistent bytes), kernels that load and launch but never run.
-// Built and used by tools/host_profile.sh; not part of ember.
+// Built and used by tools/host_profile.sh and the host tests of ember.debug
+// (tests/python/test_debug_fake_cuda.py); not part of ember.
+// EMBER_FAKE_FAULT_AT_LAUNCH=N: the N-th launch "faults" as an illegal address would: from then on
+// every synchronizing call returns CUDA_ERROR_ILLEGAL_ADDRESS (700), as the real driver's sticky
+// error does.
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "backend/cuda/loader.hpp"
 
@@ -18,12 +25,46 @@ T handle(uintptr_t v) {
     return reinterpret_cast<T>(v);
 }
 void* host_alloc(size_t n) { return std::aligned_alloc(256, (n + 255) / 256 * 256); }
+
+std::atomic<long> launches{0};
+std::atomic<bool> faulted{false};
+std::atomic<size_t> pool_reserved{0};
+std::mutex pinned_mu;
+std::set<uintptr_t> pinned;
+long fault_at() {
+    static const long n = [] {
+        const char* e = std::getenv("EMBER_FAKE_FAULT_AT_LAUNCH");
+        return e ? std::atol(e) : 0L;
+    }();
+    return n;
+}
+CUresult sticky() { return faulted.load() ? 700 : 0; }
 }  // namespace
 
 FAKE CUresult cuInit(unsigned) { return 0; }
 FAKE CUresult cuDriverGetVersion(int* v) { return *v = 13000, 0; }
-FAKE CUresult cuGetErrorName(CUresult, const char** s) { return *s = "CUDA_ERROR_FAKE", 0; }
-FAKE CUresult cuGetErrorString(CUresult, const char** s) { return *s = "fake driver error", 0; }
+FAKE CUresult cuGetErrorName(CUresult r, const char** s) {
+    return *s = r == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_FAKE", 0;
+}
+FAKE CUresult cuGetErrorString(CUresult r, const char** s) {
+    return *s = r == 700 ? "an illegal memory access was encountered" : "fake driver error", 0;
+}
+FAKE CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, CUstream, void**, void**) {
+    if (faulted.load()) return 700;
+    if (++launches == fault_at()) faulted = true;
+    return 0;
+}
+FAKE CUresult cuStreamSynchronize(CUstream) { return sticky(); }
+FAKE CUresult cuCtxSynchronize() { return sticky(); }
+FAKE CUresult cuEventSynchronize(CUevent) { return sticky(); }
+FAKE CUresult cuPointerGetAttribute(void* data, int attribute, CUdeviceptr p) {
+    if (attribute != CU_POINTER_ATTRIBUTE_MEMORY_TYPE) return 1;  // CUDA_ERROR_INVALID_VALUE
+    std::lock_guard lk(pinned_mu);
+    if (!pinned.count(uintptr_t(p))) return 1;
+    *static_cast<unsigned*>(data) = CU_MEMORYTYPE_HOST;
+    return 0;
+}
 FAKE CUresult cuDeviceGetCount(int* n) { return *n = 1, 0; }
 FAKE CUresult cuDeviceGet(CUdevice* d, int i) { return *d = i, 0; }
 FAKE CUresult cuDeviceGetName(char* name, int len, CUdevice) {
@@ -75,11 +116,14 @@ FAKE CUresult cuEventCreate(CUevent* e, unsigned) {
 }
 FAKE CUresult cuEventElapsedTime(float* ms, CUevent, CUevent) { return *ms = 0.001f, 0; }
 FAKE CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t n) {
-    return *p = CUdeviceptr(uintptr_t(host_alloc(n))), 0;
+    void* m = host_alloc(n);
+    std::memset(m, 0, n);  // kernels never run: counts read back are 0, not garbage
+    return *p = CUdeviceptr(uintptr_t(m)), 0;
 }
 FAKE CUresult cuMemFree_v2(CUdeviceptr p) { return std::free(reinterpret_cast<void*>(p)), 0; }
 FAKE CUresult cuMemAllocAsync(CUdeviceptr* p, size_t n, CUstream) { return cuMemAlloc_v2(p, n); }
 FAKE CUresult cuMemAllocFromPoolAsync(CUdeviceptr* p, size_t n, CUmemoryPool, CUstream) {
+    pool_reserved += n;  // a pool that never reuses: every allocation grows it
     return cuMemAlloc_v2(p, n);
 }
 FAKE CUresult cuMemFreeAsync(CUdeviceptr p, CUstream) { return cuMemFree_v2(p); }
@@ -87,13 +131,22 @@ FAKE CUresult cuMemPoolCreate(CUmemoryPool* p, const CUmemPoolProps*) {
     static uintptr_t next = 0x4000;
     return *p = handle<CUmemoryPool>(next += 16), 0;
 }
-FAKE CUresult cuMemPoolGetAttribute(CUmemoryPool, int, void* v) { return std::memset(v, 0, 8), 0; }
-FAKE CUresult cuMemHostAlloc(void** p, size_t n, unsigned) { return *p = host_alloc(n), 0; }
+FAKE CUresult cuMemPoolGetAttribute(CUmemoryPool, int a, void* v) {
+    const uint64_t r = a == CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT ? pool_reserved.load() / 2 : 0;
+    return std::memcpy(v, &r, 8), 0;  // two pools share the count
+}
+FAKE CUresult cuMemHostAlloc(void** p, size_t n, unsigned) {
+    *p = host_alloc(n);
+    std::lock_guard lk(pinned_mu);
+    pinned.insert(uintptr_t(*p));
+    return 0;
+}
 FAKE CUresult cuMemFreeHost(void* p) { return std::free(p), 0; }
 FAKE CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t n, CUstream) {
     return std::memcpy(reinterpret_cast<void*>(d), s, n), 0;
 }
 FAKE CUresult cuMemcpyDtoHAsync_v2(void* d, CUdeviceptr s, size_t n, CUstream) {
+    if (faulted.load()) return 700;
     return std::memcpy(d, reinterpret_cast<const void*>(s), n), 0;
 }
 FAKE CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream) {

@@ -43,8 +43,8 @@ def parser() -> argparse.ArgumentParser:
         "--gpu",
         action="store_true",
         help="run only the GPU suite of the CUDA backend (with --json, --quick, and --filter "
-        "naming its sections: bandwidth, host overhead, matmul, random, fft, train step, sort, "
-        "first call, host <-> device, memory)",
+        "naming its sections: bandwidth, host overhead, debug cost, matmul, random, fft, "
+        "train step, sort, first call, host <-> device, memory)",
     )
     return p
 

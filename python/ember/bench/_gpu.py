@@ -45,7 +45,7 @@ import numpy as np
 
 import ember
 
-from . import _gpu_arrays, _gpu_interop, _gpu_numeric, _gpu_startup, _gpu_train
+from . import _gpu_arrays, _gpu_debug, _gpu_interop, _gpu_numeric, _gpu_startup, _gpu_train
 from ._gpu_common import (
     BARE_LAUNCH,
     CPP_ADD,
@@ -673,6 +673,7 @@ def main(*, quick: bool = False, json_path: str | None = None, only: str | None 
 
     _section(rows, "bandwidth", bandwidth)
     _section(rows, "host overhead", lambda: host_overhead_cases(libs, plan, _log))
+    _section(rows, "debug cost", lambda: _gpu_debug.debug_cost_cases(ember, plan, _log))
     _section(rows, "matmul", lambda: _gpu_numeric.matmul_cases(libs, plan, _log))
     _section(rows, "random", lambda: _gpu_numeric.random_cases(libs, plan, _log))
     _section(rows, "fft", lambda: _gpu_numeric.fft_cases(libs, plan, _log))

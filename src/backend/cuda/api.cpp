@@ -7,6 +7,7 @@
 #include "backend/cuda/kernel_pack.hpp"
 #include "backend/cuda/loader.hpp"
 #include "backend/cuda/nvrtc.hpp"
+#include "backend/cuda/observe.hpp"
 #include "backend/cuda/precompile.hpp"
 #include "backend/cuda/runtime.hpp"
 #include "ember/cuda.hpp"
@@ -69,6 +70,7 @@ void synchronize(int device) {
     bind(d);
     forbid_during_capture(d, nullptr, "ember.cuda.synchronize()");
     check(api().cuCtxSynchronize(), "cuCtxSynchronize");
+    gpu::note_synced(d.index);
 }
 
 // ---- streams --------------------------------------------------------------------------------

@@ -12,11 +12,13 @@
 #include "backend/cuda/cusolver.hpp"
 #include "backend/cuda/launch.hpp"
 #include "backend/cuda/launch_small.hpp"
+#include "backend/cuda/observe.hpp"
 #include "backend/cuda/optim_step.hpp"
 #include "backend/cuda/rows.hpp"
 #include "backend/cuda/runtime.hpp"
 #include "backend/cuda/scan.hpp"
 #include "backend/cuda/sort.hpp"
+#include "ember/debug.hpp"
 #include "ember/error.hpp"
 #include "support/thread_pool.hpp"
 
@@ -129,6 +131,7 @@ public:
     void copy_to_host(void* dst, const void* src, size_t n, int dev) override {
         DeviceState& d = device(dev);
         bind(d);
+        if (debug::enabled()) note_transfer(dev, dst, n, 2);
         const DriverApi& a = *driver();
         const CUstream s = current_stream(d);
         const CUdeviceptr from = CUdeviceptr(reinterpret_cast<uintptr_t>(src));
@@ -139,6 +142,7 @@ public:
         if (n < staging_threshold) {
             check(a.cuMemcpyDtoHAsync(dst, from, n, s), "cuMemcpyDtoHAsync");
             check(a.cuStreamSynchronize(s), "cuStreamSynchronize (copy to host)");
+            note_synced(dev);
             return;
         }
         // Two pinned buffers: the DMA engine fills one while the host drains the other.
@@ -158,11 +162,13 @@ public:
             parallel_memcpy(static_cast<char*>(dst) + off, d.staging[c % 2], len);
             if (c + 2 < chunks) issue(c + 2);
         }
+        note_synced(dev);
     }
 
     void copy_from_host(void* dst, const void* src, size_t n, int dev) override {
         DeviceState& d = device(dev);
         bind(d);
+        if (debug::enabled()) note_transfer(dev, src, n, 1);
         const DriverApi& a = *driver();
         const CUstream s = current_stream(d);
         const CUdeviceptr to = CUdeviceptr(reinterpret_cast<uintptr_t>(dst));
@@ -193,6 +199,7 @@ public:
         bind(d);
         forbid_during_capture(d, current_stream(d), "synchronizing the stream");
         check(driver()->cuStreamSynchronize(current_stream(d)), "cuStreamSynchronize");
+        note_synced(dev);
     }
 
     void copy(const Loop& l) override {

@@ -69,6 +69,8 @@ enum : int {
     CU_MEMHOSTALLOC_PORTABLE = 1,
     CU_STREAM_CAPTURE_MODE_RELAXED = 2,
     CU_STREAM_CAPTURE_STATUS_NONE = 0,
+    CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
+    CU_MEMORYTYPE_HOST = 1,
 };
 
 // cuda.h's CUlaunchAttribute and CUlaunchConfig, for cuLaunchKernelEx (ember sets one attribute:

@@ -1,5 +1,6 @@
 // Ahead-of-time compilation of the common kernels into the on-disk cache, on all cores and
 // without a GPU (NVRTC only): the programs are exactly those the backend builds at first use.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -12,8 +13,8 @@
 #include "backend/cuda/rows.hpp"
 #include "backend/cuda/scan.hpp"
 #include "backend/cuda/sort.hpp"
-#include "ember/reducetable.hpp"
 #include "ember/error.hpp"
+#include "ember/reducetable.hpp"
 
 namespace ember::gpu {
 
@@ -41,12 +42,12 @@ void add_copy(std::vector<KernelSource>& out, const CopyKernel& base) {
 void add_scalar_maps(std::vector<KernelSource>& out) {
     using ops::OpId;
     constexpr OpId scalar_ops[] = {
-        OpId::add,     OpId::subtract,  OpId::multiply,  OpId::divide,     OpId::floor_divide,
-        OpId::remainder, OpId::pow,     OpId::maximum,   OpId::minimum,    OpId::equal,
-        OpId::not_equal, OpId::less,    OpId::less_equal, OpId::greater,   OpId::greater_equal};
+        OpId::add,       OpId::subtract, OpId::multiply,   OpId::divide,  OpId::floor_divide,
+        OpId::remainder, OpId::pow,      OpId::maximum,    OpId::minimum, OpId::equal,
+        OpId::not_equal, OpId::less,     OpId::less_equal, OpId::greater, OpId::greater_equal};
     for (OpId op : scalar_ops)
-        for (DType t : {DType::int32, DType::int64, DType::float16, DType::bfloat16,
-                        DType::float32, DType::float64}) {
+        for (DType t : {DType::int32, DType::int64, DType::float16, DType::bfloat16, DType::float32,
+                        DType::float64}) {
             if (!has_loop(op, t)) continue;
             const ops::OpInfo& oi = ops::info(op);
             const bool half_in_f32 =
@@ -66,13 +67,25 @@ void add_scalar_maps(std::vector<KernelSource>& out) {
         }
 }
 
+// where(cond, x, y) with a Python scalar for x, y or both (relu's backward: where(m, g, 0)).
+void add_scalar_wheres(std::vector<KernelSource>& out) {
+    for (DType t : {DType::bool_, DType::int32, DType::int64, DType::float16, DType::bfloat16,
+                    DType::float32, DType::float64}) {
+        if (!has_loop(ops::OpId::where, t)) continue;
+        for (uint8_t mask : {2, 4, 6}) {
+            MapKernel k = natural_map_kernel(ops::OpId::where, t);
+            k.scalar_mask = mask;
+            add_map(out, k);
+        }
+    }
+}
+
 // The dtypes whose reductions, sorts and scatters ship (the rest compile on first use).
-constexpr DType common_dtypes[] = {DType::bool_,   DType::int8,     DType::int32,
-                                   DType::int64,   DType::uint8,    DType::float16,
-                                   DType::bfloat16, DType::float32, DType::float64,
+constexpr DType common_dtypes[] = {DType::bool_,     DType::int8,      DType::int32,
+                                   DType::int64,     DType::uint8,     DType::float16,
+                                   DType::bfloat16,  DType::float32,   DType::float64,
                                    DType::complex64, DType::complex128};
-constexpr DType float_dtypes[] = {DType::float16, DType::bfloat16, DType::float32,
-                                  DType::float64};
+constexpr DType float_dtypes[] = {DType::float16, DType::bfloat16, DType::float32, DType::float64};
 
 // The kernels run_reduce (cuda_backend.cpp) picks for one reduction over one or two kept dims
 // and one reduced dim (whole arrays and single axes of contiguous arrays, in every branch of its
@@ -88,6 +101,15 @@ void add_reduce(std::vector<KernelSource>& out, ops::ReduceOp op, DType in, DTyp
         out.push_back({reduce_program(r), reduce_kernel_name(r)});
     };
     const int V = itemsize(in) < 16 ? int(16 / itemsize(in)) : 1;
+    // No reduced dim left after collapsing (a reduction over length-1 axes): one pass, a thread
+    // per output.
+    for (int nk = 0; nk <= 2; ++nk) {
+        ReduceKernel z = k;
+        z.nk = nk;
+        z.nr = 0;
+        z.tpo = 1;
+        push(z);
+    }
     for (int nk = 0; nk <= 2; ++nk) {
         k.nk = nk;
         for (int tpo : {1, 32, 256}) {
@@ -156,24 +178,29 @@ void add_rows(std::vector<KernelSource>& out) {
     }
 }
 
-// Sorts and searches, scans, compaction, scatters, gathers, integer matmul, the optimizer step.
+// Sorts and searches, scans, compaction, scatters, gathers, integer matmul, the optimizer step:
+// one program per dtype or item size, named after its file.
 void add_other_families(std::vector<KernelSource>& out) {
+    auto add = [&](Program p) {
+        std::string nm = p.name.substr(0, p.name.size() - 3);  // without ".cu"
+        out.push_back({std::move(p), std::move(nm)});
+    };
     for (DType t : common_dtypes) {
-        out.push_back({sort_program(t), sort_kernel_name(t, "counts")});
-        out.push_back({scatter_add_program(t), "ember_scatter_add_" + std::string(name(t))});
+        add(sort_program(t));
+        add(scatter_add_program(t));
     }
     for (DType t : {DType::int64, DType::float32, DType::float64})
         for (backend::ScanOp op : {backend::ScanOp::sum, backend::ScanOp::prod})
-            out.push_back({scan_program(op, t), "scan"});
+            add(scan_program(op, t));
     for (int isz : {1, 2, 4, 8, 16}) {
-        out.push_back({compact_program(isz), "compact"});
-        out.push_back({scatter_program(isz), "scatter"});
-        out.push_back({gather_program(isz), gather_kernel_name(isz)});
+        add(compact_program(isz));
+        add(scatter_program(isz));
+        add(gather_program(isz));
     }
     for (DType t : {DType::bool_, DType::int32, DType::int64})
-        out.push_back({int_matmul_program(t), int_matmul_kernel_name(t)});
+        add(int_matmul_program(t));
     for (DType t : float_dtypes)
-        out.push_back({optimizer_step_program(t), "optimizer_step"});
+        add(optimizer_step_program(t));
 }
 
 }  // namespace
@@ -221,9 +248,19 @@ std::vector<KernelSource> common_kernels() {
     out.push_back({random_program(RandomFamily::streamed_int, DType::int64),
                    random_kernel_name(RandomFamily::streamed_int, DType::int64)});
     add_scalar_maps(out);
+    add_scalar_wheres(out);
     add_reductions(out);
     add_rows(out);
     add_other_families(out);
+    // Each program once (the families above never repeat one; this keeps it so).
+    std::sort(out.begin(), out.end(), [](const KernelSource& a, const KernelSource& b) {
+        return a.program.name < b.program.name;
+    });
+    out.erase(std::unique(out.begin(), out.end(),
+                          [](const KernelSource& a, const KernelSource& b) {
+                              return a.program.name == b.program.name;
+                          }),
+              out.end());
     return out;
 }
 

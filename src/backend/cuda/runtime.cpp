@@ -2,6 +2,7 @@
 // kernel cache and launches.
 #include "backend/cuda/runtime.hpp"
 #include "backend/cuda/interop.hpp"
+#include "backend/cuda/observe.hpp"
 
 #include <chrono>
 #include <condition_variable>
@@ -15,29 +16,6 @@
 #include "ember/error.hpp"
 
 namespace ember::gpu {
-
-std::string error_text(CUresult r) {
-    const DriverApi* a = driver();
-    const char* name = nullptr;
-    const char* desc = nullptr;
-    if (a) {
-        a->cuGetErrorName(r, &name);
-        a->cuGetErrorString(r, &desc);
-    }
-    std::string s = name ? name : "CUDA error " + std::to_string(r);
-    if (desc) s += std::string(" (") + desc + ")";
-    return s;
-}
-
-void raise(CUresult r, const std::string& what) {
-    std::string msg = "ember.cuda: " + what + " failed: " + error_text(r);
-    if (!launch_blocking() && r != CUDA_ERROR_OUT_OF_MEMORY)
-        msg +=
-            "; errors of earlier kernels surface at the next synchronizing call, set "
-            "EMBER_LAUNCH_BLOCKING=1 to report them at the op that caused them";
-    if (r == CUDA_ERROR_OUT_OF_MEMORY) throw OutOfMemoryError(msg);
-    throw CudaError(msg);
-}
 
 const DriverApi& api() {
     const DriverApi* a = driver();
@@ -190,6 +168,8 @@ void launch(DeviceState& d, CUfunction f, unsigned grid_x, unsigned grid_y, void
     bind(t, d);
     const DriverApi& a = *driver();
     const CUstream s = current_stream(t, d);
+    const uint64_t seq = note_launch(d.index, f, who);
+    CUevent timing = debug::profiling() && !t.capture ? profile_before(d, s) : nullptr;
     CUresult r;
     if (dependent && d.arch >= 90 && t.capture && t.capture->stream == s) {
         // Into a graph being captured, with programmatic dependent launch: the replay starts
@@ -210,10 +190,15 @@ void launch(DeviceState& d, CUfunction f, unsigned grid_x, unsigned grid_y, void
         r = a.cuLaunchKernel(f, grid_x, grid_y, 1, 256, 1, 1, 0, s, args, nullptr);
     }
     cache_counters().launches.fetch_add(1, std::memory_order_relaxed);
-    if (r != CUDA_SUCCESS) raise(r, "launching the kernel of ember." + std::string(who));
+    if (timing) profile_after(d, s, f, timing);
+    if (r != CUDA_SUCCESS) {
+        forget_launch(seq);
+        raise(r, "launching the kernel of ember." + std::string(who));
+    }
     if (launch_blocking() && !t.capture) {
         r = a.cuStreamSynchronize(s);
         if (r != CUDA_SUCCESS) raise(r, "the kernel of ember." + std::string(who));
+        note_synced(d.index);
     }
 }
 
@@ -285,7 +270,8 @@ StreamBlocks& blocks_of(DeviceState& d, CUstream s) {
 
 void record(DeviceState& d, uintptr_t p, size_t bytes, CUstream s, size_t class_bytes,
             GraphPool* graph = nullptr) {
-    d.live.insert(p, Block{bytes, s, class_bytes, graph});
+    d.live.insert(p, Block{bytes, s, class_bytes, graph,
+                           debug::memory_history() ? debug::location() : uint64_t(0)});
     d.allocated += bytes;
     if (d.allocated > d.peak_allocated) d.peak_allocated = d.allocated;
     ++d.num_allocs;
@@ -429,6 +415,7 @@ void* allocate(DeviceState& d, size_t bytes) {
         }
     }
     const CUmemoryPool pool = small ? d.small_pool : d.large_pool;
+    const size_t reserved_before = debug::enabled() ? reserved_bytes(d) : 0;
     CUdeviceptr p = 0;
     CUresult r = a.cuMemAllocFromPoolAsync(&p, request, pool, s);
     bool retried = false;
@@ -443,6 +430,7 @@ void* allocate(DeviceState& d, size_t bytes) {
         trim_pools(d);
         r = a.cuMemAllocFromPoolAsync(&p, request, pool, s);
         retried = true;
+        if (debug::enabled()) note_oom_retry(d, bytes);
     }
     if (r == CUDA_ERROR_OUT_OF_MEMORY) out_of_memory(d, bytes, "after emptying the cache");
     check(r, "cuMemAllocFromPoolAsync");
@@ -452,6 +440,7 @@ void* allocate(DeviceState& d, size_t bytes) {
         if (retried) ++d.num_retries;
     }
     trim_if_fragmented(d, s);
+    if (debug::enabled()) note_alloc(d, request, reserved_before);
     return reinterpret_cast<void*>(uintptr_t(p));
 }
 
@@ -740,8 +729,15 @@ CUfunction load_kernel(DeviceState& d, const KernelKey& key, const KernelSource&
         std::fprintf(stderr, "--- ember: generated source of %s (%s) ---\n%s\n", src.name.c_str(),
                      from, src.program.source.c_str());
     };
+    const auto t_load = std::chrono::steady_clock::now();
+    const auto ms_since = [](auto t0) {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+            .count();
+    };
     if (CUfunction f = load_shipped(d, key, src)) {  // no NVRTC needed
         if (dump) dump_source("shipped");
+        name_kernel(f, src.name);
+        note_kernel_load(debug::EventKind::shipped_load, d.index, src.name, ms_since(t_load));
         return f;
     }
     if (dump) dump_source("compiled or from the disk cache");
@@ -755,6 +751,8 @@ CUfunction load_kernel(DeviceState& d, const KernelKey& key, const KernelSource&
     // A background thread's cubin, else the disk cache's, else compiled here.
     std::optional<std::string> cubin = Prefetcher::get().take(h);
     bool loaded = cubin && a.cuModuleLoadData(&mod, cubin->data()) == CUDA_SUCCESS;
+    const bool ahead = loaded;
+    bool from_disk = false;
     if (loaded) {
         c.prefetch_hits.fetch_add(1);
     } else {
@@ -763,6 +761,7 @@ CUfunction load_kernel(DeviceState& d, const KernelKey& key, const KernelSource&
         loaded = cubin && a.cuModuleLoadData(&mod, cubin->data()) == CUDA_SUCCESS;
         if (rejected || (cubin && !loaded)) c.disk_rejects.fetch_add(1);
         if (loaded) c.disk_hits.fetch_add(1);
+        from_disk = loaded;
     }
     if (!loaded) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -776,6 +775,10 @@ CUfunction load_kernel(DeviceState& d, const KernelKey& key, const KernelSource&
     }
     CUfunction f = nullptr;
     check(a.cuModuleGetFunction(&f, mod, src.name.c_str()), "cuModuleGetFunction");
+    name_kernel(f, src.name);
+    note_kernel_load(from_disk ? debug::EventKind::disk_load : debug::EventKind::compile, d.index,
+                     src.name + (ahead ? " (compiled ahead on a background thread)" : ""),
+                     ms_since(t_load));
     std::lock_guard lk(d.kernel_mu);
     d.modules.push_back(mod);
     return d.kernels.emplace(key, f).first->second;  // another thread may have won the race

@@ -51,6 +51,7 @@ struct Block {
     size_t class_bytes;  // small blocks: the size class it came from (0: a plain pool block);
                          // graph blocks: the size of their chunk
     GraphPool* graph = nullptr;  // set when it belongs to a CUDA graph's private memory
+    uint64_t where = 0;  // the caller's location (debug::location) while memory history is on
 };
 
 // The private memory of a CUDA graph (cuda::Graph). While the graph is captured, allocations on

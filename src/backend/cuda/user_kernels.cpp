@@ -15,6 +15,7 @@
 #include "backend/backend.hpp"
 #include "backend/cuda/codegen.hpp"
 #include "backend/cuda/disk_cache.hpp"
+#include "backend/cuda/observe.hpp"
 #include "backend/cuda/runtime.hpp"
 #include "ember/error.hpp"
 
@@ -419,6 +420,7 @@ Function get_function(void* module, int device, const std::string& name) {
                          "' in the module (" + error_text(r) +
                          "); C++ kernels need extern \"C\" or a name expression");
     f.fn = fn;
+    name_kernel(fn, name);
     if (const auto info = extra().cuFuncGetParamInfo) {
         f.known = true;
         for (size_t i = 0;; ++i) {
@@ -455,12 +457,20 @@ void launch(const Function& f, const unsigned grid[3], const unsigned block[3], 
     bind(d);
     const DriverApi& a = *driver();
     const CUstream s = stream ? static_cast<CUstream>(stream) : current_stream(d);
-    CUresult r = a.cuLaunchKernel(static_cast<CUfunction>(f.fn), grid[0], grid[1], grid[2],
-                                  block[0], block[1], block[2], shared_mem, s, args, nullptr);
-    if (r != CUDA_SUCCESS) raise(r, "launching the custom kernel " + f.name);
+    const auto fn = static_cast<CUfunction>(f.fn);
+    const uint64_t seq = note_launch(d.index, fn, f.name);
+    CUevent timing = debug::profiling() && !gpu::capturing_pool() ? profile_before(d, s) : nullptr;
+    CUresult r = a.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                  shared_mem, s, args, nullptr);
+    if (timing) profile_after(d, s, fn, timing);
+    if (r != CUDA_SUCCESS) {
+        forget_launch(seq);
+        raise(r, "launching the custom kernel " + f.name);
+    }
     if (launch_blocking() && !gpu::capturing_pool()) {
         r = a.cuStreamSynchronize(s);
         if (r != CUDA_SUCCESS) raise(r, "the custom kernel " + f.name);
+        note_synced(d.index);
     }
 }
 
