@@ -36,6 +36,10 @@ std::string compile_ptx(const std::string& source, const std::string& name, int 
 int device_arch(int device);
 // -I directories handed to NVRTC for user code (the CUDA toolkit's include and CCCL's).
 std::vector<std::string> include_dirs();
+// The text of a header ember embeds ("ember/ops/scalar.hpp": the op-table scalar bodies;
+// "ember/half.hpp": the host's float16), for kernels compiled outside ember's own code paths
+// (ember.cuda.jit's host mode); empty for any other name. No CUDA needed.
+std::string embedded_header(const std::string& name);
 
 struct Function {
     void* fn = nullptr;  // CUfunction

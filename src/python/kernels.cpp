@@ -302,6 +302,8 @@ void bind_kernels(nb::module_& root) {
         nb::arg("source"), nb::arg("name"), nb::arg("options"), nb::arg("name_expressions"),
         nb::arg("arch"));
     m.def("include_dirs", &user::include_dirs);
+    m.def("embedded_header", &user::embedded_header, nb::arg("name"),
+          "The text of an embedded header (ember/ops/scalar.hpp, ember/half.hpp); '' if none.");
     m.def(
         "compile_ptx",
         [](const std::string& source, const std::string& name, int arch) {

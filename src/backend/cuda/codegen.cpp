@@ -35,6 +35,7 @@ const std::string& prelude_text() {
 
 std::string_view device_prelude_text() { return prelude_text(); }
 std::string_view scalar_header_text() { return generated::scalar_hpp; }
+std::string_view half_header_text() { return generated::half_hpp; }
 
 std::string paste_device_text(std::string_view cuh, std::initializer_list<DeviceTextFill> fills) {
     size_t at = 0;

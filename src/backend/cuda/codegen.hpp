@@ -102,5 +102,6 @@ Program int_matmul_program(DType t);
 // bfloat16) and the text of src/ops/scalar.hpp embedded at build time.
 std::string_view device_prelude_text();
 std::string_view scalar_header_text();
+std::string_view half_header_text();  // include/ember/half.hpp (ember.cuda.jit's host mode)
 
 }  // namespace ember::gpu

@@ -244,9 +244,11 @@ CompiledModule run_nvrtc(const NvrtcApi& api, const std::string& source, const s
     const std::string file = name + ".cu";
     const std::string prelude_text(device_prelude_text());
     const std::string user_text(user_prelude);
-    const char* header_texts[2] = {prelude_text.c_str(), user_text.c_str()};
-    const char* header_names[2] = {"ember/device_prelude.cuh", "ember/kernels.cuh"};
-    nvrtcResult r = api.nvrtcCreateProgram(&g.prog, source.c_str(), file.c_str(), 2, header_texts,
+    const std::string scalar_text(scalar_header_text());
+    const char* header_texts[3] = {prelude_text.c_str(), user_text.c_str(), scalar_text.c_str()};
+    const char* header_names[3] = {"ember/device_prelude.cuh", "ember/kernels.cuh",
+                                   "ember/ops/scalar.hpp"};
+    nvrtcResult r = api.nvrtcCreateProgram(&g.prog, source.c_str(), file.c_str(), 3, header_texts,
                                            header_names);
     if (r != NVRTC_SUCCESS)
         throw Error("nvrtcCreateProgram failed for " + file + ": " + api.nvrtcGetErrorString(r));
@@ -447,6 +449,12 @@ void set_function_attribute(const Function& f, int attribute, int value) {
     if (!extra().cuFuncSetAttribute) throw Error("ember: the CUDA driver lacks cuFuncSetAttribute");
     check(extra().cuFuncSetAttribute(static_cast<CUfunction>(f.fn), attribute, value),
           "cuFuncSetAttribute");
+}
+
+std::string embedded_header(const std::string& name) {
+    if (name == "ember/ops/scalar.hpp") return std::string(scalar_header_text());
+    if (name == "ember/half.hpp") return std::string(half_header_text());
+    return {};
 }
 
 int current_device_or_none() noexcept { return backend::cuda() ? gpu::current_device() : -1; }

@@ -7,7 +7,9 @@ the reason.
 
 import contextlib as _contextlib
 
-from . import _core
+from .. import _core
+from . import _intrinsics
+from ._intrinsics import *  # noqa: F403  (threadIdx, grid, shared, atomic, syncthreads, ...)
 
 _c = _core._cuda
 
@@ -15,6 +17,7 @@ OutOfMemoryError = _core.OutOfMemoryError
 CudaError = _core.CudaError
 
 __all__ = [
+    *_intrinsics.__all__,
     "CUDAGraph",
     "CudaError",
     "Event",
@@ -24,13 +27,17 @@ __all__ = [
     "current_stream",
     "default_stream",
     "device",
+    "device_array",
+    "device_array_like",
     "device_count",
     "empty_cache",
+    "event",
     "get_device_name",
     "get_device_properties",
     "graph",
     "is_available",
     "is_pinned",
+    "jit",
     "kernel_cache_dir",
     "library_paths",
     "kernel_cache_stats",
@@ -41,6 +48,7 @@ __all__ = [
     "memory_snapshot",
     "memory_stats",
     "nvtx",
+    "pinned_array",
     "pinned_empty",
     "pinned_zeros",
     "precompile",
@@ -50,6 +58,7 @@ __all__ = [
     "set_memory_limit",
     "stream",
     "synchronize",
+    "to_device",
     "unavailable_reason",
 ]
 
@@ -158,6 +167,14 @@ class Stream:
         """True when all work queued so far has finished."""
         return self._s.query()
 
+    @_contextlib.contextmanager
+    def auto_synchronize(self):
+        """Numba's ``with stream.auto_synchronize():``: synchronizes the stream at the end."""
+        try:
+            yield self
+        finally:
+            self.synchronize()
+
     def wait_event(self, event):
         """Makes later work on this stream wait for `event`."""
         self._s.wait_event(event._e)
@@ -193,8 +210,20 @@ def default_stream(device=None):
     return Stream(_handle=_c.Stream.default(_index(device)))
 
 
+_NEW = object()
+
+
+def stream(s=_NEW):
+    """``with ember.cuda.stream(s):`` makes `s` the current stream of its device inside the block
+    (None: no change), as ``torch.cuda.stream``; ``ember.cuda.stream()`` with no argument returns
+    a new :class:`Stream`, as ``numba.cuda.stream()``."""
+    if s is _NEW:
+        return Stream()
+    return _stream_block(s)
+
+
 @_contextlib.contextmanager
-def stream(s):
+def _stream_block(s):
     """Makes `s` the current stream of its device inside the block (None: no change)."""
     if s is None:
         yield None
@@ -553,3 +582,91 @@ def _make_nvtx():
 
 
 nvtx = _make_nvtx()
+
+
+# ---- Python kernels: Numba's API (ember/cuda/_jit.py) ------------------------------------------
+
+
+def jit(func_or_sig=None, device=False, **options):
+    """Compiles a Python function into a GPU kernel, or a device function with device=True:
+    Numba's ``numba.cuda.jit`` (see ``ember.cuda._jit.jit``). Kernels launch as
+    ``kernel[griddim, blockdim](args)``; on CPU arrays they run on the host."""
+    from ._jit import jit as _jit_impl
+
+    return _jit_impl(func_or_sig, device, **options)
+
+
+_LAZY = {
+    "Dispatcher": ("_jit", "Dispatcher"),
+    "NumbaPerformanceWarning": ("_jit", "NumbaPerformanceWarning"),
+    "TypingError": ("_frontend", "TypingError"),
+    "UnsupportedError": ("_frontend", "UnsupportedError"),
+    "HostCompilerError": ("_host", "HostCompilerError"),
+}
+
+
+def __getattr__(name):
+    # The kernel compiler loads on first use: `import ember` stays light.
+    hit = _LAZY.get(name)
+    if hit is None:
+        raise AttributeError(f"module 'ember.cuda' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{hit[0]}", __name__), hit[1])
+    globals()[name] = value
+    return value
+
+
+def jit_cpu_compiler():
+    """The C++ compiler the CPU mode of ``ember.cuda.jit`` uses (``$CXX``, ``c++``, ``g++`` or
+    ``clang++``), or None."""
+    from . import _host
+
+    return _host.compiler()
+
+
+def _jit_device():
+    return _core.Device("cuda", current_device()) if is_available() else _core.Device("cpu")
+
+
+def to_device(obj, stream=0, copy=True, to=None):
+    """Numba's ``cuda.to_device``: a copy of `obj` (a NumPy array or array-like) as an ember
+    array on the current GPU (on the CPU when there is none); `to`: an ember array to copy into."""
+    from .._array import asarray
+
+    if to is not None:
+        to[...] = asarray(obj, device=to.device)
+        return to
+    return asarray(obj, device=_jit_device(), copy=True if copy else None)
+
+
+def device_array(shape, dtype=float, strides=None, order="C", stream=0):
+    """Numba's ``cuda.device_array``: an uninitialized ember array on the current GPU (the CPU
+    when there is none)."""
+    if order not in ("C", "A", "K"):
+        raise ValueError("ember.cuda.device_array: only C order is supported")
+    if strides is not None:
+        raise ValueError("ember.cuda.device_array: strides are not supported (C order)")
+    return _core.empty(shape, dtype=_np_dtype(dtype), device=_jit_device())
+
+
+def device_array_like(ary, stream=0):
+    """An uninitialized ember array of `ary`'s shape and dtype on the current GPU."""
+    return device_array(ary.shape, ary.dtype)
+
+
+def pinned_array(shape, dtype=float, strides=None, order="C"):
+    """Numba's ``cuda.pinned_array``: an ember CPU array in pinned (page-locked) memory."""
+    return pinned_empty(shape, dtype=_np_dtype(dtype))
+
+
+def event(timing=True):
+    """Numba's ``cuda.event``: a new :class:`Event`."""
+    return Event(enable_timing=timing)
+
+
+def _np_dtype(dtype):
+    import numpy as np
+
+    name = getattr(dtype, "name", None)
+    return np.dtype(name if isinstance(name, str) else dtype)
