@@ -99,6 +99,23 @@ from ._errstate import *  # noqa: F403
 from ._npyio import *  # noqa: F403
 from ._kernels import ElementwiseKernel, RawKernel, RawModule, ReductionKernel
 
+
+def vectorize(signatures=None, target="cpu", **kwargs):
+    """Numba's ``@vectorize`` on ember's kernel compiler: an ember ufunc from a scalar Python
+    function (``ember.cuda._ufuncs.vectorize``)."""
+    from .cuda._ufuncs import vectorize as _v
+
+    return _v(signatures, target, **kwargs)
+
+
+def guvectorize(signatures, layout, target="cpu", **kwargs):
+    """Numba's ``@guvectorize``: a generalized ufunc from a function on core arrays
+    (``ember.cuda._ufuncs.guvectorize``)."""
+    from .cuda._ufuncs import guvectorize as _g
+
+    return _g(signatures, layout, target, **kwargs)
+
+
 __version__ = _core.__version__
 
 # The classes of _core that ember exports are ember's, by name and in messages ("ember.ndarray").
@@ -245,6 +262,8 @@ __all__ = [
     "uint32",
     "uint64",
     "var",
+    "vectorize",
+    "guvectorize",
     "zeros",
     *_ELEMENTWISE,
     *_REDUCTIONS,

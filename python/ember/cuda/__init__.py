@@ -602,6 +602,8 @@ _LAZY = {
     "TypingError": ("_frontend", "TypingError"),
     "UnsupportedError": ("_frontend", "UnsupportedError"),
     "HostCompilerError": ("_host", "HostCompilerError"),
+    "reduce": ("_ufuncs", "reduce"),
+    "random": ("random", None),
 }
 
 
@@ -612,7 +614,8 @@ def __getattr__(name):
         raise AttributeError(f"module 'ember.cuda' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(f".{hit[0]}", __name__), hit[1])
+    mod = importlib.import_module(f".{hit[0]}", __name__)
+    value = mod if hit[1] is None else getattr(mod, hit[1])
     globals()[name] = value
     return value
 
@@ -656,7 +659,10 @@ def device_array_like(ary, stream=0):
 
 
 def pinned_array(shape, dtype=float, strides=None, order="C"):
-    """Numba's ``cuda.pinned_array``: an ember CPU array in pinned (page-locked) memory."""
+    """Numba's ``cuda.pinned_array``: an ember CPU array in pinned (page-locked) memory (plain
+    host memory on a machine without a GPU)."""
+    if not is_available():
+        return _core.empty(shape, dtype=_np_dtype(dtype), device="cpu")
     return pinned_empty(shape, dtype=_np_dtype(dtype))
 
 
@@ -670,3 +676,18 @@ def _np_dtype(dtype):
 
     name = getattr(dtype, "name", None)
     return np.dtype(name if isinstance(name, str) else dtype)
+
+
+def _copy_to_host(self, ary=None, stream=0):
+    """Numba's ``copy_to_host``: a NumPy copy of the array, or `ary` (a NumPy array of the same
+    shape) filled with it."""
+    from .._array import asnumpy
+
+    h = asnumpy(self)
+    if ary is None:
+        return h.copy() if self.device.type == "cpu" else h
+    ary[...] = h
+    return ary
+
+
+_core.ndarray.copy_to_host = _copy_to_host

@@ -35,6 +35,11 @@ def call(c, e):
     # Methods: grid.sync(), z.conjugate()
     if isinstance(f, ast.Attribute):
         obj = c._static(f.value)
+        if obj is GRID:
+            if f.attr == "sync" and not e.args:
+                c.uses.add("grid_sync")
+                return _Value("ej::grid_sync()", T.NONE)
+            c.fail(e, f"the grid group has no method '{f.attr}'", AttributeError)
         if obj is None:
             base = c._expr(f.value)
             if isinstance(base.type, T.Opaque) and base.type.obj is GRID:

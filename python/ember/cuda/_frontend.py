@@ -55,14 +55,19 @@ class Source:
     def __init__(self, pyfunc):
         self.func = pyfunc
         self.name = pyfunc.__name__
-        try:
-            lines, first = inspect.getsourcelines(pyfunc)
-        except (OSError, TypeError) as e:
-            raise TypingError(
-                f"ember.cuda.jit: cannot read the source of {pyfunc.__qualname__} ({e}); kernels "
-                "must be defined in a file or a notebook cell"
-            ) from None
-        self.filename = inspect.getsourcefile(pyfunc) or "<unknown>"
+        generated = getattr(pyfunc, "__ember_source__", None)
+        if generated is not None:  # a kernel ember generated (vectorize, reduce, ...)
+            text, self.filename = generated
+            lines, first = text.splitlines(keepends=True), 1
+        else:
+            try:
+                lines, first = inspect.getsourcelines(pyfunc)
+            except (OSError, TypeError) as e:
+                raise TypingError(
+                    f"ember.cuda.jit: cannot read the source of {pyfunc.__qualname__} ({e}); "
+                    "kernels must be defined in a file or a notebook cell"
+                ) from None
+            self.filename = inspect.getsourcefile(pyfunc) or "<unknown>"
         self.text = textwrap.dedent("".join(lines))
         tree = ast.parse(self.text)
         fn = tree.body[0]
@@ -492,8 +497,6 @@ class FunctionCompiler:
                 self.fail(e, f"{base_obj.name} has no attribute '{e.attr}'", AttributeError)
             return _Value(code, T.INT32)
         if base_obj is not None and not isinstance(base_obj, (int, float, bool, complex)):
-            if base_obj is I.laneid or base_obj is I.warpsize:
-                pass
             obj = getattr(base_obj, e.attr, _MISSING)
             if obj is _MISSING:
                 self.fail(e, f"{getattr(base_obj, '__name__', base_obj)!s} has no attribute "
@@ -685,7 +688,7 @@ class FunctionCompiler:
             if self.fastmath and compute.name == "float32" and name in _FAST:
                 code = f"{_FAST[name]}({', '.join(conv)})"
             else:
-                code = f"ember::ops::op_{name}::apply<{cc}>({', '.join(conv)})"
+                code = f"ember::ops::op_{name}::apply({', '.join(conv)})"
         if result.name == "float16" and name not in _BOOL_RESULT:
             code = f"ej::half({code})"
         if all(a.type.weak for a in args) and isinstance(result, T.Scalar):

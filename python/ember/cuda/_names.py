@@ -51,12 +51,12 @@ _MATH = {
 _CMATH = {k: k for k in ("erf", "erfc", "lgamma", "exp2", "cbrt")} | {"gamma": "tgamma"}
 
 _SREG = {
-    (I.threadIdx, "x"): "ej::tid_x()", (I.threadIdx, "y"): "ej::tid_y()",
-    (I.threadIdx, "z"): "ej::tid_z()", (I.blockIdx, "x"): "ej::bid_x()",
-    (I.blockIdx, "y"): "ej::bid_y()", (I.blockIdx, "z"): "ej::bid_z()",
-    (I.blockDim, "x"): "ej::bdim_x()", (I.blockDim, "y"): "ej::bdim_y()",
-    (I.blockDim, "z"): "ej::bdim_z()", (I.gridDim, "x"): "ej::gdim_x()",
-    (I.gridDim, "y"): "ej::gdim_y()", (I.gridDim, "z"): "ej::gdim_z()",
+    (I.threadIdx, "x"): "((int)ej::tid_x())", (I.threadIdx, "y"): "((int)ej::tid_y())",
+    (I.threadIdx, "z"): "((int)ej::tid_z())", (I.blockIdx, "x"): "((int)ej::bid_x())",
+    (I.blockIdx, "y"): "((int)ej::bid_y())", (I.blockIdx, "z"): "((int)ej::bid_z())",
+    (I.blockDim, "x"): "((int)ej::bdim_x())", (I.blockDim, "y"): "((int)ej::bdim_y())",
+    (I.blockDim, "z"): "((int)ej::bdim_z())", (I.gridDim, "x"): "((int)ej::gdim_x())",
+    (I.gridDim, "y"): "((int)ej::gdim_y())", (I.gridDim, "z"): "((int)ej::gdim_z())",
 }  # fmt: skip
 
 _BINOPS = {
