@@ -462,3 +462,80 @@ def test_gpu_source_compiles_for_sm90(kernel, sig):
     types, _ = _jit._parse_sig(sig)
     c = kernel._compile(tuple(types))
     ember._core._kernels.compile(_jit._gpu_source(c), c.name, ["-std=c++17"], [], 90)
+
+
+def _kernel_of(src):
+    """A kernel from source text (as a file's function: the compiler reads its source back)."""
+    ns = {"cuda": cuda, "np": np, "math": math}
+    code = compile(src, "<errors>", "exec")
+    exec(code, ns)
+    f = ns["k"]
+    f.__ember_source__ = (src, "<errors>")
+    return cuda.jit(f)
+
+
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        ("    while a[0] < 1:\n        a[0] += 1\n    else:\n        a[0] = 0\n", "while ... else"),
+        ("    for x in [1, 2]:\n        a[0] += x\n", "for loop over anything but range"),
+        ("    f = lambda x: x\n", "the expression 'Lambda'"),
+        ("    try:\n        a[0] = 1\n    except Exception:\n        pass\n", "statement 'Try'"),
+        ("    with open('x'):\n        pass\n", "statement 'With'"),
+        ("    a[0] = len('abc')\n", "the constant 'abc'"),
+        ("    a[0] = sorted(a)\n", "calling"),
+        ("    return 1\n", "a kernel cannot return a value"),
+        ("    a[0] = undefined_name\n", "name 'undefined_name' is not defined"),
+        ("    a[1.5] = 0\n", "array indices must be integers"),
+        ("    a[0, 0] = 0\n", "too many indices"),
+        ("    a[0] = a.foo\n", "no attribute 'foo'"),
+        ("    cuda.atomic.and_(a, 0, 1)\n", "atomic.and_ needs an integer array"),
+        ("    x = 1\n    x = a\n", "variable 'x'"),
+        ("    a[0] = cuda.grid(4)\n", "takes 1, 2 or 3"),
+        ("    s = cuda.shared.array(a.size, np.float32)\n", "shape must be a constant"),
+    ],
+)
+def test_each_unsupported_construct_is_named(body, message):
+    k = _kernel_of("def k(a):\n" + body)
+    with pytest.raises(cuda.TypingError, match=re_escape(message)) as e:
+        k[1, 1](np.zeros(4))
+    assert "<errors>:" in str(e.value) and "in k:" in str(e.value)
+
+
+def re_escape(s):
+    import re
+
+    return re.escape(s)
+
+
+@cuda.jit(device=True)
+def recurse(n):
+    return recurse(n - 1) if n > 0 else 0
+
+
+def test_recursion_and_device_argument_counts():
+    @cuda.jit
+    def uses_recursion(a):
+        a[0] = recurse(3)
+
+    with pytest.raises(cuda.TypingError, match="recursive device functions"):
+        uses_recursion[1, 1](np.zeros(1))
+
+    @cuda.jit
+    def wrong_count(a):
+        a[0] = clamp(1.0, 2.0)
+
+    with pytest.raises(cuda.TypingError, match="takes 3 arguments, got 2"):
+        wrong_count[1, 1](np.zeros(1))
+
+
+def test_dump_source_shows_the_generated_code(capfd, monkeypatch):
+    monkeypatch.setenv("EMBER_DUMP_SOURCE", "1")
+
+    @cuda.jit
+    def dumped(a):
+        a[0] = 42
+
+    dumped[1, 1](ember.zeros(1, device="cpu"))
+    err = capfd.readouterr().err
+    assert "--- ember: generated source of ej_dumped" in err and "ej_dumped_body" in err

@@ -135,6 +135,9 @@ class FunctionCompiler:
         return f"{self.src.filename}:{getattr(node, 'lineno', self.src.tree.lineno)}"
 
     def fail(self, node, msg, cls=TypingError):
+        # Every compile-time problem is a TypingError (a TypeError), as Numba's are.
+        if not issubclass(cls, TypingError):
+            cls = TypingError
         raise cls(f"{self.where(node)}: in {self.src.name}: {msg}")
 
     def unsupported(self, node, what):

@@ -120,6 +120,9 @@ def _build(c, fastmath):
             "install g++ or clang++); or pass GPU arrays to run it on the GPU"
         )
     src = host_source(c)
+    from ._jit import dump_source
+
+    dump_source("ember.cuda.jit, host", c.name, src)
     flags = ["-std=c++20", "-O2", "-shared", "-fPIC", "-pthread", "-w"]
     if fastmath:
         flags.append("-ffast-math")
@@ -181,7 +184,7 @@ def launch(c, classified, grid, block, shared):
     """Runs the compiled specialization `c` on the host."""
     with _lock:
         if c.host is None:
-            c.host = _build(c, fastmath=False)
+            c.host = _build(c, fastmath=c.fastmath)
     f = c.host
     keep = []
     ptrs = []

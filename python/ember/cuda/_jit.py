@@ -106,15 +106,24 @@ class _Compiled:
     """One specialization: its generated C++ and what runs it (a RawKernel on the GPU, a shared
     object on the host)."""
 
-    __slots__ = ("text", "name", "arg_types", "uses", "gpu", "host", "params")
+    __slots__ = ("text", "name", "arg_types", "uses", "gpu", "host", "fastmath")
 
-    def __init__(self, text, name, arg_types, uses):
+    def __init__(self, text, name, arg_types, uses, fastmath=False):
         self.text = text
         self.name = name
         self.arg_types = arg_types
         self.uses = uses
         self.gpu = {}
         self.host = None
+        self.fastmath = fastmath
+
+
+def dump_source(kind, name, text):
+    """EMBER_DUMP_SOURCE=1: the generated source of a kernel on stderr, as ember's own kernels."""
+    if os.environ.get("EMBER_DUMP_SOURCE", "0") not in ("", "0"):
+        import sys
+
+        print(f"--- ember: generated source of {name} ({kind}) ---\n{text}", file=sys.stderr)
 
 
 class Dispatcher:
@@ -205,7 +214,7 @@ class Dispatcher:
                 parts.append(disp._device_specs[at][0])
             parts += fc.shared
             parts.append(body)
-            c = _Compiled("\n".join(parts), name, key, uses)
+            c = _Compiled("\n".join(parts), name, key, uses, self.fastmath)
             self._specs[key] = c
             return c
 
@@ -418,7 +427,10 @@ def _launch_gpu(c, classified, target, launcher):
     dev = int(target.split(":")[1])
     k = c.gpu.get(dev)
     if k is None:
-        mod = RawModule(code=_gpu_source(c), options=("-std=c++17",))
+        src = _gpu_source(c)
+        dump_source("ember.cuda.jit, CUDA", c.name, src)
+        opts = ("-std=c++17", "--use_fast_math") if c.fastmath else ("-std=c++17",)
+        mod = RawModule(code=src, options=opts)
         k = mod.get_function(c.name)
         c.gpu[dev] = k
     flat = []
