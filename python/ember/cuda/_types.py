@@ -145,6 +145,16 @@ class Opaque(Type):
         return f"<{self.obj!r}>"
 
 
+class Value:
+    """An emitted expression: C++ text and its type."""
+
+    __slots__ = ("code", "type")
+
+    def __init__(self, code, typ):
+        self.code = code
+        self.type = typ
+
+
 BOOL = Scalar("bool")
 INT32 = Scalar("int32")
 INT64 = Scalar("int64")
