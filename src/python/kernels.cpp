@@ -3,6 +3,7 @@
 #include <Python.h>
 #include <nanobind/stl/pair.h>
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 
@@ -279,6 +280,139 @@ nb::object kernel_call(KernelBase& k, nb::handle grid, nb::handle block, nb::han
     return nb::find(&k).attr("_call_slow")(grid, block, args, shared_mem, stream);
 }
 
+// ---- ember.cuda.jit's launch path --------------------------------------------------------------
+// A specialization's plan, made from the arguments of its first launch: per argument 'A' + dtype +
+// ndim (an ember CUDA array), 'b', 'i', 'u', 'f', 'c' (Python bool, int in int64, int in uint64,
+// float, complex) or 'S' (a NumPy scalar of the type at the same position of `types`). A launch
+// checks its arguments against the plan and packs them as the generated kernel's flattened
+// parameters (arrays: data, shape, element strides), with no Python object per argument.
+
+nb::object jit_plan(nb::handle args) {
+    std::string plan;
+    nb::list types;
+    const size_t n = size_t(PySequence_Fast_GET_SIZE(args.ptr()));
+    PyObject** items = PySequence_Fast_ITEMS(args.ptr());
+    const NumpyTypes& np = numpy_types();
+    for (size_t i = 0; i < n; ++i) {
+        PyObject* o = items[i];
+        if (is_ndarray(o)) {
+            const Array& a = as_array(o);
+            if (a.device().type != DeviceType::cuda || a.ndim() > 255) return nb::none();
+            plan += 'A';
+            plan += char(int(a.dtype()));
+            plan += char(a.ndim());
+        } else if (PyBool_Check(o)) {
+            plan += 'b';
+        } else if (PyLong_Check(o)) {
+            int overflow = 0;
+            PyLong_AsLongLongAndOverflow(o, &overflow);
+            plan += overflow ? 'u' : 'i';
+        } else if (PyFloat_Check(o)) {
+            plan += 'f';
+        } else if (PyComplex_Check(o)) {
+            plan += 'c';
+        } else if (PyObject_IsInstance(o, np.generic) == 1) {
+            plan += 'S';
+            types.append(nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(o))));
+        } else {
+            return nb::none();
+        }
+    }
+    return nb::make_tuple(nb::bytes(plan.data(), plan.size()), nb::tuple(types));
+}
+
+bool jit_launch(KernelBase& k, nb::handle grid, nb::handle block, long long shared_mem,
+                nb::handle stream, nb::handle args, nb::bytes plan, nb::tuple types) {
+    const int dev = user::current_device_or_none();
+    if (dev < 0 || size_t(dev) >= k.by_device.size() || !k.by_device[size_t(dev)]) return false;
+    const user::Function& f = *k.by_device[size_t(dev)];
+    const char* pl = plan.c_str();
+    const size_t plen = plan.size(), n = size_t(PySequence_Fast_GET_SIZE(args.ptr()));
+    PyObject** items = PySequence_Fast_ITEMS(args.ptr());
+    Packed p;
+    size_t at = 0, t = 0;
+    auto put = [&](const void* v, size_t bytes) {
+        void* s = p.slot(bytes);
+        std::memcpy(s, v, bytes);
+        p.push(s);
+    };
+    for (size_t i = 0; i < n; ++i) {
+        if (at >= plen) return false;
+        PyObject* o = items[i];
+        const char c = pl[at++];
+        if (c == 'A') {
+            if (!is_ndarray(o) || at + 2 > plen) return false;
+            const Array& a = as_array(o);
+            if (int(a.dtype()) != int((unsigned char)pl[at]) ||
+                a.ndim() != int((unsigned char)pl[at + 1]) || a.device().type != DeviceType::cuda ||
+                a.device().index != f.device)
+                return false;
+            at += 2;
+            const uint64_t ptr = uint64_t(uintptr_t(a.data()));
+            put(&ptr, 8);
+            const int nd = a.ndim();
+            for (int d = 0; d < std::max(nd, 1); ++d) {
+                const long long v = nd ? (long long)a.shape()[size_t(d)] : 1;
+                put(&v, 8);
+            }
+            for (int d = 0; d < std::max(nd, 1); ++d) {
+                const long long v = nd ? (long long)a.strides()[size_t(d)] : 0;
+                put(&v, 8);
+            }
+        } else if (c == 'b') {
+            if (!PyBool_Check(o)) return false;
+            const unsigned char v = o == Py_True;
+            put(&v, 1);
+        } else if (c == 'i' || c == 'u') {
+            if (!PyLong_Check(o) || PyBool_Check(o)) return false;
+            int overflow = 0;
+            const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+            if ((overflow != 0) != (c == 'u')) return false;
+            if (c == 'u') {
+                const unsigned long long u = PyLong_AsUnsignedLongLong(o);
+                if (PyErr_Occurred()) {
+                    PyErr_Clear();
+                    return false;
+                }
+                put(&u, 8);
+            } else {
+                put(&v, 8);
+            }
+        } else if (c == 'f') {
+            if (!PyFloat_Check(o)) return false;
+            const double v = PyFloat_AS_DOUBLE(o);
+            put(&v, 8);
+        } else if (c == 'c') {
+            if (!PyComplex_Check(o)) return false;
+            const double v[2] = {PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)};
+            put(v, 16);
+        } else if (c == 'S') {
+            if (t >= types.size() || reinterpret_cast<PyObject*>(Py_TYPE(o)) != types[t].ptr())
+                return false;
+            ++t;
+            Py_buffer view;
+            if (PyObject_GetBuffer(o, &view, PyBUF_SIMPLE) != 0) {
+                PyErr_Clear();
+                return false;
+            }
+            put(view.buf, size_t(view.len));
+            PyBuffer_Release(&view);
+        } else {
+            return false;
+        }
+    }
+    if (at != plen) return false;
+    const std::string& who = f.label;
+    unsigned g[3], b[3];
+    dims(grid, g, "griddim", who);
+    dims(block, b, "blockdim", who);
+    if (shared_mem < 0 || shared_mem > 0xffffffffll)
+        throw ValueError(who + ": sharedmem must be a byte count >= 0, got " +
+                         std::to_string(shared_mem));
+    user::launch(f, g, b, unsigned(shared_mem), stream_handle(stream, who), p.args());
+    return true;
+}
+
 }  // namespace
 
 void bind_kernels(nb::module_& root) {
@@ -391,6 +525,13 @@ void bind_kernels(nb::module_& root) {
         .def("set_attribute", &user::set_function_attribute, nb::arg("attribute"), nb::arg("value"))
         .def("__call__", &call, nb::arg("grid"), nb::arg("block"), nb::arg("args"),
              nb::arg("shared_mem") = 0, nb::arg("stream") = nb::none());
+    m.def("jit_plan", &jit_plan, nb::arg("args"),
+          "ember.cuda.jit: the launch plan of these arguments (plan bytes, NumPy scalar types), "
+          "or None when one needs the Python path (NumPy arrays, CPU arrays, other objects).");
+    m.def("jit_launch", &jit_launch, nb::arg("kernel"), nb::arg("grid"), nb::arg("block"),
+          nb::arg("shared_mem"), nb::arg("stream").none(), nb::arg("args"), nb::arg("plan"),
+          nb::arg("types"),
+          "ember.cuda.jit: launches when the arguments fit the plan (True), else False.");
     nb::class_<KernelBase>(m, "KernelBase")
         .def(nb::init<>())
         .def("_remember",

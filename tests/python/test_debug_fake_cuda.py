@@ -299,3 +299,45 @@ def test_ledger_off_installs_nothing(fake_lib, tmp_path):
     r, _ = run(fake_lib, tmp_path, code)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().splitlines()[-1] == "False"
+
+
+JIT = """
+import warnings, numpy as np, ember
+from ember import cuda
+from ember.cuda import _jit
+
+@cuda.jit
+def add3(a, b, c):
+    i = cuda.grid(1)
+    if i < c.size:
+        c[i] = a[i] + b[i]
+
+x = ember.ones(8, dtype=ember.float32, device="cuda")
+add3[1, 32](x, x, x)
+assert add3._fast is not None and add3._fast[1] == b"A\\x0b\\x01" * 3, add3._fast
+slow = _jit._classify
+_jit._classify = None  # a second launch of the same kinds must not classify in Python
+add3[1, 32](x, x, x)
+add3[(2,), (16,)](x, x, x)
+_jit._classify = slow
+y = ember.ones(8, dtype=ember.float64, device="cuda")
+add3[1, 32](y, y, y)  # another signature: the Python path, a new plan
+assert add3._fast[1] == b"A\\x0c\\x01" * 3, add3._fast
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    add3[1, 32](np.ones(4), np.ones(4), np.ones(4))
+print("WARN", [type(i.message).__name__ for i in w])
+try:
+    add3[1, 32](x, x, x)                            # L_FAULT
+    ember.cuda.synchronize()
+except ember.cuda.CudaError as e:
+    print("ERR:", e)
+"""
+
+
+def test_jit_gpu_launch_path_on_the_fake_driver(fake_lib, tmp_path):
+    r, _ = run(fake_lib, tmp_path, JIT, EMBER_FAKE_FAULT_AT_LAUNCH=7)
+    assert r.returncode == 0, r.stderr
+    assert "WARN ['NumbaPerformanceWarning', 'NumbaPerformanceWarning', 'Numba" in r.stdout
+    err = [x for x in r.stdout.splitlines() if x.startswith("ERR:")][0]
+    assert "ej_add3" in err and f"child.py:{line_of(JIT, 'L_FAULT')} in <module>" in err, err

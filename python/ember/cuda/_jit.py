@@ -23,6 +23,7 @@ from ._frontend import FunctionCompiler, Source, TypingError
 __all__ = ["Dispatcher", "jit"]
 
 _ARRAY_TYPES = (_core.ndarray,)
+_jit_launch = _core._kernels.jit_launch
 
 
 class NumbaPerformanceWarning(UserWarning):
@@ -140,6 +141,8 @@ class Dispatcher:
         self._source = None
         self._lock = threading.RLock()
         self._specs = {}  # (arg types, target) -> _Compiled
+        self._fast = None  # (RawKernel, plan, NumPy scalar types) of the last GPU launch
+        self._launchers = {}  # launch configuration -> _Launcher
         self._device_specs = {}  # arg types -> (C++ text, C++ name, return type, uses, deps)
 
     # ---- compilation -------------------------------------------------------------------------
@@ -233,6 +236,18 @@ class Dispatcher:
     # ---- launching -------------------------------------------------------------------------------
 
     def __getitem__(self, config):
+        hit = self._launchers.get(config) if type(config) is tuple else None
+        if hit is not None:
+            return hit
+        launcher = self._configure(config)
+        if type(config) is tuple and len(self._launchers) < 64:
+            try:
+                self._launchers[config] = launcher
+            except TypeError:  # an unhashable stream object
+                pass
+        return launcher
+
+    def _configure(self, config):
         if self.device:
             raise TypeError(f"{self.__name__} is a device function: call it from a kernel")
         if not isinstance(config, tuple):
@@ -364,11 +379,16 @@ class _Launcher:
         self.disp = disp
         self.grid = grid
         self.block = block
-        self.stream = stream
+        self.stream = stream or None
         self.shared = shared
 
     def __call__(self, *args):
         d = self.disp
+        fast = d._fast
+        if fast is not None and _jit_launch(
+            fast[0], self.grid, self.block, self.shared, self.stream, args, fast[1], fast[2]
+        ):
+            return
         src = d._src()
         if len(args) != len(src.params):
             raise TypeError(
@@ -458,10 +478,13 @@ def _launch_gpu(c, classified, target, launcher):
             flat.append(
                 np.dtype(a.type.name).type(a.value) if a.type.name != "bool" else np.bool_(a.value)
             )
-    stream = launcher.stream or None
+    stream = launcher.stream
     k(launcher.grid, launcher.block, tuple(flat), shared_mem=launcher.shared, stream=stream)
     for host, dx in copies:
         host[...] = _array.asnumpy(dx)
+    if not copies:  # the next launch with arguments of these kinds goes straight to C++
+        plan = _core._kernels.jit_plan(tuple(a.value for a in classified))
+        launcher.disp._fast = None if plan is None else (k, plan[0], plan[1])
 
 
 def _source_hash(text):
