@@ -45,7 +45,15 @@ import numpy as np
 
 import ember
 
-from . import _gpu_arrays, _gpu_debug, _gpu_interop, _gpu_numeric, _gpu_startup, _gpu_train
+from . import (
+    _gpu_arrays,
+    _gpu_debug,
+    _gpu_interop,
+    _gpu_jit,
+    _gpu_numeric,
+    _gpu_startup,
+    _gpu_train,
+)
 from ._gpu_common import (
     BARE_LAUNCH,
     CPP_ADD,
@@ -680,6 +688,7 @@ def main(*, quick: bool = False, json_path: str | None = None, only: str | None 
     _section(rows, "train step", lambda: _gpu_train.train_cases(libs, plan, _log))
     _section(rows, "sort, mask, unique", lambda: _gpu_arrays.array_cases(libs, plan, _log))
     _section(rows, "interop, kernels, graphs", lambda: _gpu_interop.interop_cases(libs, plan, _log))
+    _section(rows, "jit (python kernels)", lambda: _gpu_jit.jit_cases(ember, libs, plan, _log))
     rows += first_rows
     _section(rows, "host <-> device", lambda: transfer_cases(libs, plan, host, _log))
     host.clear()  # 2 GiB of host memory the memory cases do not need
