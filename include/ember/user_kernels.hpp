@@ -64,8 +64,10 @@ void set_function_attribute(const Function& f, int attribute, int value);
 
 // Launches `f` on `stream` (nullptr: the current stream of f.device); args as cuLaunchKernel's
 // kernelParams. Honors EMBER_LAUNCH_BLOCKING.
+// cooperative: cuLaunchCooperativeKernel (every block resident at once, so the grid can
+// synchronize); a ValueError before launching when the grid does not fit the device.
 void launch(const Function& f, const unsigned grid[3], const unsigned block[3], unsigned shared_mem,
-            void* stream, void** args);
+            void* stream, void** args, bool cooperative = false);
 
 // The calling thread's current CUDA device, or -1 when CUDA is unavailable (never throws).
 int current_device_or_none() noexcept;

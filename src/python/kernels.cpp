@@ -322,7 +322,8 @@ nb::object jit_plan(nb::handle args) {
 }
 
 bool jit_launch(KernelBase& k, nb::handle grid, nb::handle block, long long shared_mem,
-                nb::handle stream, nb::handle args, nb::bytes plan, nb::tuple types) {
+                nb::handle stream, nb::handle args, nb::bytes plan, nb::tuple types,
+                bool cooperative) {
     const int dev = user::current_device_or_none();
     if (dev < 0 || size_t(dev) >= k.by_device.size() || !k.by_device[size_t(dev)]) return false;
     const user::Function& f = *k.by_device[size_t(dev)];
@@ -409,7 +410,7 @@ bool jit_launch(KernelBase& k, nb::handle grid, nb::handle block, long long shar
     if (shared_mem < 0 || shared_mem > 0xffffffffll)
         throw ValueError(who + ": sharedmem must be a byte count >= 0, got " +
                          std::to_string(shared_mem));
-    user::launch(f, g, b, unsigned(shared_mem), stream_handle(stream, who), p.args());
+    user::launch(f, g, b, unsigned(shared_mem), stream_handle(stream, who), p.args(), cooperative);
     return true;
 }
 
@@ -530,7 +531,7 @@ void bind_kernels(nb::module_& root) {
           "or None when one needs the Python path (NumPy arrays, CPU arrays, other objects).");
     m.def("jit_launch", &jit_launch, nb::arg("kernel"), nb::arg("grid"), nb::arg("block"),
           nb::arg("shared_mem"), nb::arg("stream").none(), nb::arg("args"), nb::arg("plan"),
-          nb::arg("types"),
+          nb::arg("types"), nb::arg("cooperative") = false,
           "ember.cuda.jit: launches when the arguments fit the plan (True), else False.");
     nb::class_<KernelBase>(m, "KernelBase")
         .def(nb::init<>())

@@ -122,11 +122,11 @@ def laplace_steps(data0, data1, steps):
         g.sync()
 
 
-def test_grid_sync_laplace():
+def test_grid_sync_laplace(device):
     n = 256
     x = np.zeros(n)
     x[n // 2] = 1.0
-    a, b = ember.asarray(x.copy(), device="cpu"), ember.asarray(x.copy(), device="cpu")
+    a, b = arr(x, device), arr(x, device)
     laplace_steps[4, 64](a, b, 10)
     want = x.copy()
     for _ in range(10):
@@ -302,3 +302,11 @@ def test_gpu_source_compiles_for_sm90(kernel, sig):
     types, _ = _jit._parse_sig(sig)
     c = kernel._compile(tuple(types))
     ember._core._kernels.compile(_jit._gpu_source(c), c.name, ["-std=c++17"], [], 90)
+
+
+def test_grid_sync_too_large_a_grid_is_refused_on_the_gpu():
+    if not cuda.is_available():
+        pytest.skip("needs a GPU: the CPU mode runs any grid")
+    a = ember.zeros(1 << 24, device="cuda")
+    with pytest.raises(ValueError, match="needs all its blocks on the device at once"):
+        laplace_steps[(1 << 24) // 64, 64](a, a, 1)

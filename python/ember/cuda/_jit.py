@@ -386,7 +386,7 @@ class _Launcher:
         d = self.disp
         fast = d._fast
         if fast is not None and _jit_launch(
-            fast[0], self.grid, self.block, self.shared, self.stream, args, fast[1], fast[2]
+            fast[0], self.grid, self.block, self.shared, self.stream, args, *fast[1:]
         ):
             return
         src = d._src()
@@ -453,11 +453,11 @@ def _launch_gpu(c, classified, target, launcher):
         mod = RawModule(code=src, options=opts)
         k = mod.get_function(c.name)
         c.gpu[dev] = k
-    flat = []
-    copies = []
+    k._function()  # loaded on this device, for the C++ launch
+    args, copies = [], []
     for a in classified:
-        if isinstance(a.type, T.Array):
-            x = a.value
+        x = a.value
+        if isinstance(a.type, T.Array) and not isinstance(x, _core.ndarray):
             if isinstance(x, np.ndarray):
                 warnings.warn(
                     "Host array used in CUDA kernel will incur copy overhead to/from device.",
@@ -468,23 +468,20 @@ def _launch_gpu(c, classified, target, launcher):
                 if x.flags.writeable:
                     copies.append((x, dx))
                 x = dx
-            item = x.itemsize
-            shape = x.shape or (1,)
-            strides = tuple(s // item for s in x.strides) or (0,)
-            flat.append(x)
-            flat += list(shape)
-            flat += list(strides)
-        else:
-            flat.append(
-                np.dtype(a.type.name).type(a.value) if a.type.name != "bool" else np.bool_(a.value)
-            )
-    stream = launcher.stream
-    k(launcher.grid, launcher.block, tuple(flat), shared_mem=launcher.shared, stream=stream)
+        elif isinstance(a.type, T.Scalar) and not isinstance(x, (bool, int, float, complex)):
+            x = np.dtype(a.type.name).type(x)
+        args.append(x)
+    plan = _core._kernels.jit_plan(tuple(args))
+    if plan is None:
+        raise TypeError(f"ember.cuda.jit: {c.name[3:]}: an argument cannot be passed to the GPU")
+    coop = "grid_sync" in c.uses
+    if not _jit_launch(k, launcher.grid, launcher.block, launcher.shared, launcher.stream,
+                       tuple(args), plan[0], plan[1], coop):  # fmt: skip
+        raise RuntimeError(f"ember.cuda.jit: {c.name[3:]}: the launch did not match its plan")
     for host, dx in copies:
         host[...] = _array.asnumpy(dx)
-    if not copies:  # the next launch with arguments of these kinds goes straight to C++
-        plan = _core._kernels.jit_plan(tuple(a.value for a in classified))
-        launcher.disp._fast = None if plan is None else (k, plan[0], plan[1])
+    # The next launch with arguments of these kinds goes straight to C++.
+    launcher.disp._fast = None if copies else (k, plan[0], plan[1], coop)
 
 
 def _source_hash(text):

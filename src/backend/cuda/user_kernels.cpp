@@ -34,6 +34,10 @@ struct ExtraApi {
     nvrtcResult (*nvrtcGetPTX)(nvrtcProgram, char*) = nullptr;
     CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
     CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t*, size_t*) = nullptr;
+    CUresult (*cuLaunchCooperativeKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                                          unsigned, unsigned, unsigned, CUstream, void**) = nullptr;
+    CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int,
+                                                            size_t) = nullptr;
 };
 
 void* library_of(const void* symbol) {
@@ -63,6 +67,12 @@ const ExtraApi& extra() {
                     dlsym(lib, "cuFuncSetAttribute"));
                 e.cuFuncGetParamInfo = reinterpret_cast<decltype(e.cuFuncGetParamInfo)>(
                     dlsym(lib, "cuFuncGetParamInfo"));
+                e.cuLaunchCooperativeKernel =
+                    reinterpret_cast<decltype(e.cuLaunchCooperativeKernel)>(
+                        dlsym(lib, "cuLaunchCooperativeKernel"));
+                e.cuOccupancyMaxActiveBlocksPerMultiprocessor =
+                    reinterpret_cast<decltype(e.cuOccupancyMaxActiveBlocksPerMultiprocessor)>(
+                        dlsym(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor"));
             }
         }
         return e;
@@ -457,19 +467,45 @@ std::string embedded_header(const std::string& name) {
     return {};
 }
 
+// A grid that synchronizes as a whole must fit on the device at once.
+void check_cooperative(DeviceState& d, const Function& f, const unsigned grid[3],
+                       const unsigned block[3], unsigned shared_mem) {
+    const ExtraApi& e = extra();
+    if (!e.cuLaunchCooperativeKernel || !e.cuOccupancyMaxActiveBlocksPerMultiprocessor)
+        throw Error("ember: this CUDA driver lacks cooperative launches (grid sync)");
+    int per_sm = 0;
+    const int threads = int(block[0] * block[1] * block[2]);
+    check(e.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, static_cast<CUfunction>(f.fn),
+                                                        threads, shared_mem),
+          "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    const unsigned long long most =
+        (unsigned long long)per_sm * (unsigned long long)d.props.multi_processor_count;
+    const unsigned long long blocks =
+        (unsigned long long)grid[0] * grid[1] * (unsigned long long)grid[2];
+    if (blocks > most)
+        throw ValueError(f.label + ": a kernel that synchronizes the grid needs all its blocks " +
+                         "on the device at once: at most " + std::to_string(most) + " blocks of " +
+                         std::to_string(threads) + " threads here (" + std::to_string(per_sm) +
+                         " per multiprocessor), got " + std::to_string(blocks));
+}
+
 int current_device_or_none() noexcept { return backend::cuda() ? gpu::current_device() : -1; }
 
 void launch(const Function& f, const unsigned grid[3], const unsigned block[3], unsigned shared_mem,
-            void* stream, void** args) {
+            void* stream, void** args, bool cooperative) {
     DeviceState& d = gpu::device(f.device);
     bind(d);
     const DriverApi& a = *driver();
     const CUstream s = stream ? static_cast<CUstream>(stream) : current_stream(d);
     const auto fn = static_cast<CUfunction>(f.fn);
+    if (cooperative) check_cooperative(d, f, grid, block, shared_mem);
     const uint64_t seq = note_launch(d.index, fn, f.name);
     CUevent timing = debug::profiling() && !gpu::capturing_pool() ? profile_before(d, s) : nullptr;
-    CUresult r = a.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                                  shared_mem, s, args, nullptr);
+    CUresult r = cooperative
+                     ? extra().cuLaunchCooperativeKernel(fn, grid[0], grid[1], grid[2], block[0],
+                                                         block[1], block[2], shared_mem, s, args)
+                     : a.cuLaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                        shared_mem, s, args, nullptr);
     if (timing) profile_after(d, s, fn, timing);
     if (r != CUDA_SUCCESS) {
         forget_launch(seq);
