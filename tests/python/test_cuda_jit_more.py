@@ -310,3 +310,37 @@ def test_grid_sync_too_large_a_grid_is_refused_on_the_gpu():
     a = ember.zeros(1 << 24, device="cuda")
     with pytest.raises(ValueError, match="needs all its blocks on the device at once"):
         laplace_steps[(1 << 24) // 64, 64](a, a, 1)
+
+
+def test_the_interpreter_runs_kernels_without_a_compiler(monkeypatch):
+    # EMBER_JIT_CPU=interpret: what a machine without a C++ compiler gets.
+    from test_cuda_jit import array_sum, fast_matmul, increment_by_one, use_device, warp_sum
+
+    monkeypatch.setenv("EMBER_JIT_CPU", "interpret")
+    a = np.arange(100.0)
+    increment_by_one.forall(100)(a)
+    np.testing.assert_array_equal(a, np.arange(100.0) + 1)
+    x, y = np.random.default_rng(7).random((2, 32, 32)).astype(np.float32)
+    c = np.zeros((32, 32), np.float32)
+    fast_matmul[(2, 2), (16, 16)](ember.asarray(x), ember.asarray(y), ember.asarray(c))
+    np.testing.assert_allclose(c, x @ y, rtol=1e-5)
+    d = np.random.default_rng(8).random(600)
+    part = np.zeros(3)
+    array_sum[3, 256](d, part)
+    np.testing.assert_allclose(part.sum(), d.sum())
+    w = np.zeros(2, np.int32)
+    warp_sum[1, 64](np.arange(64, dtype=np.int32), w)
+    np.testing.assert_array_equal(w, np.arange(64).reshape(2, 32).sum(axis=1))
+    out = np.zeros(5)
+    use_device.forall(5)(np.linspace(-1, 1, 5), out)
+    assert np.isfinite(out).all()
+    bins = np.zeros(4, np.int32)
+    atomics_hist = cuda.jit(histogram_py)
+    atomics_hist.forall(1000)(np.arange(1000, dtype=np.int32), bins)
+    np.testing.assert_array_equal(bins, np.bincount(np.arange(1000) % 4))
+
+
+def histogram_py(x, bins):
+    i = cuda.grid(1)
+    if i < x.size:
+        cuda.atomic.add(bins, x[i] % bins.size, 1)

@@ -180,8 +180,16 @@ def _array_parts(x):
     return addr, v.shape, tuple(s // item for s in v.strides)
 
 
-def launch(c, classified, grid, block, shared):
-    """Runs the compiled specialization `c` on the host."""
+def launch(c, classified, grid, block, shared, disp=None):
+    """Runs the compiled specialization `c` on the host: compiled by the host's C++ compiler, or
+    interpreted (``_simulator.py``) without one or with ``EMBER_JIT_CPU=interpret``."""
+    if disp is not None and (
+        os.environ.get("EMBER_JIT_CPU", "").lower() == "interpret" or compiler() is None
+    ):
+        from . import _simulator
+
+        _simulator.run(disp, c, classified, grid, block, shared)
+        return
     with _lock:
         if c.host is None:
             c.host = _build(c, fastmath=c.fastmath)

@@ -401,7 +401,7 @@ class _Launcher:
         if target == "cpu":
             from . import _host
 
-            _host.launch(compiled, classified, self.grid, self.block, self.shared)
+            _host.launch(compiled, classified, self.grid, self.block, self.shared, d)
             return
         _launch_gpu(compiled, classified, target, self)
 
