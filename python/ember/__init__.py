@@ -269,3 +269,22 @@ __all__ = [
     *_REDUCTIONS,
     *_ALIASES,
 ]
+
+# PyTorch's spellings on the same array (ember/_torch.py says which API a call means). Last:
+# the module exports the dtype names `float` and `int`.
+from . import _torch, _torch_methods  # noqa: E402
+from ._torch import *  # noqa: E402, F403
+
+__all__ += _torch.__all__
+# PyTorch's dtype names (NumPy 2 has no `float`, `int`, `long`, ...)
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+cfloat = complex64
+cdouble = complex128
+__all__ += ["float", "double", "half", "long", "int", "short", "cfloat", "cdouble"]
+_torch_methods.install(globals())
+from . import utils  # noqa: E402

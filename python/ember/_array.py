@@ -304,6 +304,9 @@ def _repr(self):
     text = text.replace("dtype=dtype(bfloat16)", "dtype=bfloat16")
     if self.device.type != "cpu":
         text = f"{text[:-1]}, device='{self.device}')"
+    if self.requires_grad:  # as PyTorch shows them
+        fn = self.grad_fn
+        text = f"{text[:-1]}, " + (f"grad_fn={fn})" if fn is not None else "requires_grad=True)")
     return text
 
 

@@ -20,8 +20,11 @@ _NB_FUNC = type(_core.empty)
 _NB_METHOD = type(_core.ndarray.__dict__["copy"])
 # Dunder methods stay nanobind's (CPython calls most through type slots); these are called by name.
 _CALLED_DUNDERS = frozenset({"__dlpack__", "__dlpack_device__"})
-# NumPy's name for a parameter ember names after the Array API standard: accepted by keyword.
-_NUMPY_NAMES = {"a": "x"}
+# Other libraries' names of ember's parameters, accepted by keyword: NumPy's (`a`) for the Array
+# API standard's, PyTorch's (`dim`, `keepdim`, `input`) for NumPy's (ember/_torch.py).
+_NUMPY_NAMES = {"a": "x", "input": "x", "dim": "axis", "keepdim": "keepdims"}
+# Reductions PyTorch answers differently when spelled its way (with dim=, unbiased=, correction=).
+_TORCH_REDUCTIONS = frozenset({"max", "min", "var", "std"})
 
 
 # ---- signatures ----------------------------------------------------------------------------------
@@ -243,12 +246,20 @@ def _on_error(w, exc, args, kwargs):
         raise TypeError(f"{_display_name(w)}(): invalid arguments") from None
     is_method = isinstance(w, _core.builtin_method)
     name = _display_name(w)
-    for numpy_name, ember_name in _NUMPY_NAMES.items():
-        if numpy_name in kwargs and numpy_name not in sig.parameters:
+    if func.__name__ in _TORCH_REDUCTIONS and (
+        "dim" in kwargs or "unbiased" in kwargs or "correction" in kwargs
+    ):
+        from . import _torch
+
+        return _torch.torch_reduction(w, func.__name__, is_method, args, kwargs)
+    kw = None
+    for other_name, ember_name in _NUMPY_NAMES.items():
+        if other_name in kwargs and other_name not in sig.parameters:
             if ember_name in sig.parameters and ember_name not in kwargs:
-                kw = dict(kwargs)
-                kw[ember_name] = kw.pop(numpy_name)
-                return w(*args, **kw)
+                kw = dict(kwargs) if kw is None else kw
+                kw[ember_name] = kw.pop(other_name)
+    if kw is not None:
+        return w(*args, **kw)
     shown = sig
     if is_method and args:
         # Counted and named as the user wrote the call: without `self`.

@@ -29,7 +29,7 @@ bool weak_scalar(nb::handle h, Scalar& out) {
         out = Scalar(o == Py_True);
         return true;
     }
-    if (PyLong_CheckExact(o)) {
+    if (PyLong_Check(o)) {  // int subclasses too (IntEnum, ndarray.size)
         int overflow = 0;
         long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
         if (!overflow) {

@@ -47,7 +47,7 @@ def test_attributes(shape, dtype, device):
     assert x.shape == a.shape and type(x.shape) is tuple
     assert all(type(s) is int for s in x.shape)
     assert x.ndim == a.ndim
-    assert x.size == a.size and type(x.size) is int
+    assert x.size == a.size and isinstance(x.size, int)  # an int that PyTorch users call
     assert x.itemsize == a.itemsize
     assert x.nbytes == a.nbytes
     if a.size:  # NumPy's strides of empty arrays depend on how they were made
