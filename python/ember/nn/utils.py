@@ -1,4 +1,4 @@
-"""ember.nn.utils: gradient clipping over a model's parameters."""
+"""ember.nn.utils: gradient clipping; parameters to and from one vector."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from .. import _core
 from .._core import ndarray
 from ._grad_mode import no_grad
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
 
 
 def _grads(parameters):
@@ -59,3 +59,29 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     with no_grad():
         for g in _grads(parameters):
             g[...] = _core.clip(g, -clip_value, clip_value)
+
+
+def parameters_to_vector(parameters):
+    """The parameters flattened and concatenated into one 1-d array (differentiable)."""
+    from .._joining import concatenate
+
+    ps = [parameters] if isinstance(parameters, ndarray) else list(parameters)
+    if not ps:
+        raise ValueError("ember.nn.utils.parameters_to_vector: no parameters")
+    return concatenate([p.reshape((-1,)) for p in ps])
+
+
+def vector_to_parameters(vec, parameters):
+    """Copies consecutive slices of the 1-d `vec` into each parameter, in place."""
+    if not isinstance(vec, ndarray) or vec.ndim != 1:
+        raise TypeError("ember.nn.utils.vector_to_parameters: vec must be a 1-d array")
+    at = 0
+    with no_grad():
+        for p in [parameters] if isinstance(parameters, ndarray) else parameters:
+            n = p.size
+            p[...] = vec[at : at + n].reshape(p.shape)
+            at += n
+    if at != vec.size:
+        raise ValueError(
+            f"ember.nn.utils.vector_to_parameters: vec has {vec.size} elements, the parameters {at}"
+        )
