@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as _np
 
-from . import _core
 from . import cuda as _cuda
 from . import random as _random
 from ._array import asarray, asnumpy
@@ -24,11 +23,22 @@ from ._core import ndarray
 from ._joining import stack as _joining_stack
 
 __all__ = [
+    "BatchSampler",
+    "ChainDataset",
+    "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "IterableDataset",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
     "Subset",
+    "SubsetRandomSampler",
     "TensorDataset",
+    "WeightedRandomSampler",
+    "WorkerInfo",
     "default_collate",
+    "get_worker_info",
     "random_split",
 ]
 
@@ -355,129 +365,6 @@ def _gather_source(dataset):
     return None, None
 
 
-class DataLoader:
-    """Iterates over `dataset` in mini-batches.
-
-    - `batch_size`: samples per batch (a positive int); the last batch is smaller unless
-      `drop_last` is True, when it is dropped. ``len(loader)`` is the number of batches.
-    - `shuffle`: a new random order every epoch (every ``iter(loader)``), drawn from
-      `generator`: an ``ember.random.Generator``, an int seed (the same seed gives the same
-      sequence of epochs), or None (fresh entropy).
-    - `collate_fn`: merges a list of samples into a batch (default ``default_collate``: arrays
-      are stacked; tuples and dicts are collated element-wise; numbers become arrays).
-    - `device`: every array of every batch is moved there with ``.to(device)`` (None: left where
-      the dataset has it).
-    - `pin_memory`: the batch's CPU arrays are copied into page-locked host memory
-      (``ember.cuda.pinned_empty``), and moved to `device` with ``non_blocking=True`` (one
-      asynchronous copy each, ordered on the current stream). Ignored without CUDA, as in
-      PyTorch.
-
-    A ``TensorDataset``, or a ``Subset`` of one (as ``random_split`` returns), with the default
-    `collate_fn`, takes a fast path: each batch is one gather (``ember.take`` along axis 0) per
-    array on that array's device, giving a tuple of arrays.
-    """
-
-    def __init__(
-        self,
-        dataset,
-        batch_size=1,
-        shuffle=False,
-        drop_last=False,
-        collate_fn=None,
-        generator=None,
-        device=None,
-        pin_memory=False,
-    ):
-        who = "ember.data.DataLoader"
-        n = _len_or_none(dataset)
-        if n is None or not hasattr(dataset, "__getitem__"):
-            raise TypeError(
-                f"{who}: dataset must support len() and indexing, got {type(dataset).__name__}"
-            )
-        if isinstance(batch_size, builtins.bool) or not isinstance(
-            batch_size, (numbers.Integral, _np.integer)
-        ):
-            raise TypeError(f"{who}: batch_size must be a positive int, got {batch_size!r}")
-        if batch_size <= 0:
-            raise ValueError(f"{who}: batch_size must be a positive int, got {batch_size!r}")
-        for name, v in (("shuffle", shuffle), ("drop_last", drop_last), ("pin_memory", pin_memory)):
-            if not isinstance(v, (builtins.bool, _np.bool_)):
-                raise TypeError(f"{who}: {name} must be a bool, got {v!r}")
-        if collate_fn is not None and not callable(collate_fn):
-            raise TypeError(f"{who}: collate_fn must be callable, got {collate_fn!r}")
-        if device is not None:
-            device = _core.Device(device) if not isinstance(device, _core.Device) else device
-        self.dataset = dataset
-        self.batch_size = int(batch_size)
-        self.shuffle = builtins.bool(shuffle)
-        self.drop_last = builtins.bool(drop_last)
-        self.collate_fn = default_collate if collate_fn is None else collate_fn
-        self.device = device
-        self.pin_memory = builtins.bool(pin_memory)
-        # the generator is made once, so each epoch continues its stream (a new order each time)
-        self.generator = (
-            _generator(generator, who) if self.shuffle or generator is not None else None
-        )
-
-    def __len__(self):
-        n = len(self.dataset)
-        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
-
-    def _order(self):
-        n = len(self.dataset)
-        if self.shuffle:
-            return _permutation(self.generator, n)
-        return _np.arange(n, dtype=_np.int64)
-
-    def _batches(self, order):
-        n, bs = len(order), self.batch_size
-        stop = n - n % bs if self.drop_last else n
-        for start in range(0, stop, bs):
-            yield start, min(start + bs, n)
-
-    def __iter__(self):
-        order = self._order()
-        arrays, index_map = (None, None)
-        if self.collate_fn is default_collate:
-            arrays, index_map = _gather_source(self.dataset)
-        if arrays is not None:
-            yield from self._iter_gather(arrays, order if index_map is None else index_map[order])
-            return
-        for start, stop in self._batches(order):
-            batch = self.collate_fn([self.dataset[int(i)] for i in order[start:stop]])
-            yield self._deliver(batch)
-
-    def _iter_gather(self, arrays, order):
-        # the epoch's order goes to each array's device once; batches slice it (views)
-        on_device = {}
-        for a in arrays:
-            key = str(a.device)
-            if key not in on_device:
-                on_device[key] = asarray(order, device=a.device)
-        for start, stop in self._batches(order):
-            batch = tuple(
-                _core.take(a, on_device[str(a.device)][start:stop], axis=0) for a in arrays
-            )
-            yield self._deliver(batch)
-
-    def _deliver(self, batch):
-        """The batch pinned (pin_memory, with CUDA) and on `device`."""
-        pin = self.pin_memory and _cuda_available()
-        if pin:
-            batch = _map_arrays(batch, _pinned)
-        if self.device is None:
-            return batch
-        return _map_arrays(
-            batch, lambda a: a if a.device == self.device else a.to(self.device, non_blocking=pin)
-        )
-
-    def __repr__(self):
-        return (
-            f"DataLoader({type(self.dataset).__name__}, batch_size={self.batch_size}, "
-            f"shuffle={self.shuffle}, drop_last={self.drop_last}, {len(self)} batches)"
-        )
-
-
 def _cuda_available():
     return _cuda.is_available()
 
@@ -505,3 +392,19 @@ def _map_arrays(batch, fn):
     if isinstance(batch, list):
         return [_map_arrays(v, fn) for v in batch]
     return batch
+
+
+# The loader, samplers and other dataset kinds live in their own modules (PyTorch's names).
+from ._data_loader import DataLoader  # noqa: E402
+from ._data_sampling import (  # noqa: E402
+    BatchSampler,
+    ChainDataset,
+    ConcatDataset,
+    IterableDataset,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
+from ._data_workers import WorkerInfo, get_worker_info  # noqa: E402

@@ -2,6 +2,8 @@
 // woken per parallel_for.
 #include "support/thread_pool.hpp"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -16,6 +18,9 @@ namespace ember::host {
 namespace {
 
 thread_local bool in_task = false;
+// A child made by fork() has the pool's state but none of its threads (DataLoader workers):
+// from then on its loops run on the calling thread.
+std::atomic<bool> forked_child{false};
 
 class Pool {
 public:
@@ -142,7 +147,10 @@ int configured_threads() {
 }
 
 Pool& pool() {
-    static Pool* p = new Pool(configured_threads());  // leaked: workers outlive static dtors
+    static Pool* p = [] {
+        pthread_atfork(nullptr, nullptr, [] { forked_child.store(true); });
+        return new Pool(configured_threads());  // leaked: workers outlive static dtors
+    }();
     return *p;
 }
 
@@ -155,7 +163,7 @@ int num_threads() {
 
 void parallel_for(int64_t ntasks, const std::function<void(int64_t)>& fn) {
     if (ntasks <= 0) return;
-    if (ntasks == 1 || in_task || num_threads() == 1) {
+    if (ntasks == 1 || in_task || num_threads() == 1 || forked_child.load()) {
         for (int64_t t = 0; t < ntasks; ++t)
             fn(t);
         return;
