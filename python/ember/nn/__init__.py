@@ -6,6 +6,14 @@ initializations in ``ember.nn.init``; gradient clipping in ``ember.nn.utils``.
 """
 
 from . import functional, init, utils
+from ._attention import (
+    MultiheadAttention,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from ._container import ModuleDict, ModuleList, Sequential
 from ._layers import (
     GELU,
@@ -63,8 +71,21 @@ from ._loss import (
 )
 from ._module import Module
 from ._parameter import Parameter
+from ._recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 
 __all__ = [
+    "GRU",
+    "GRUCell",
+    "LSTM",
+    "LSTMCell",
+    "MultiheadAttention",
+    "RNN",
+    "RNNCell",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
     "CELU",
     "CTCLoss",
     "CosineEmbeddingLoss",

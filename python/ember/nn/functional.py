@@ -32,6 +32,7 @@ from ._functional_activation import (
     softplus,
     tanh,
 )
+from ._functional_attention import scaled_dot_product_attention
 from ._functional_extra import (
     celu,
     cosine_embedding_loss,
@@ -78,6 +79,7 @@ from ._functional_norm import (
 )
 
 __all__ = [
+    "scaled_dot_product_attention",
     "celu",
     "cosine_embedding_loss",
     "cosine_similarity",
