@@ -179,3 +179,27 @@ def test_parameters_to_vector_round_trip():
     assert v.shape == (8,)
     nn.utils.vector_to_parameters(v * 0 + 1, m.parameters())
     assert float(m.weight.sum()) == 6.0 and float(m.bias.sum()) == 2.0
+
+
+def test_embedding_bag(device):
+    ember.manual_seed(5)
+    bag = nn.EmbeddingBag(10, 3, mode="sum", device=device)
+    w = ember.asnumpy(bag.weight.detach())
+    x = np.array([[1, 2, 4], [4, 3, 9]])
+    np.testing.assert_allclose(ember.asnumpy(bag(em(x, device))), w[x].sum(1), rtol=1e-6)
+    flat, offs = np.array([1, 2, 4, 5, 4, 3, 2, 9]), np.array([0, 4])
+    mean = nn.EmbeddingBag(10, 3, mode="mean", _weight=em(w, device))
+    np.testing.assert_allclose(
+        ember.asnumpy(mean(em(flat, device), em(offs, device))),
+        np.stack([w[flat[:4]].mean(0), w[flat[4:]].mean(0)]),
+        rtol=1e-6,
+    )
+    mx = nn.EmbeddingBag(10, 3, mode="max", _weight=em(w, device))
+    np.testing.assert_allclose(ember.asnumpy(mx(em(x, device))), w[x].max(1), rtol=1e-6)
+    padded = nn.EmbeddingBag(10, 3, mode="mean", padding_idx=0, device=device)
+    pw = ember.asnumpy(padded.weight.detach())
+    got = padded(em(np.array([[0, 2, 3]]), device))
+    np.testing.assert_allclose(ember.asnumpy(got), pw[[2, 3]].mean(0)[None], rtol=1e-6)
+    out = bag(em(x, device))
+    out.sum().backward()
+    assert bag.weight.grad is not None

@@ -43,6 +43,7 @@ from ._layers_extra import (
     CosineEmbeddingLoss,
     CosineSimilarity,
     CTCLoss,
+    EmbeddingBag,
     GaussianNLLLoss,
     Hardsigmoid,
     Hardswish,
@@ -74,6 +75,7 @@ from ._parameter import Parameter
 from ._recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 
 __all__ = [
+    "EmbeddingBag",
     "GRU",
     "GRUCell",
     "LSTM",

@@ -168,3 +168,82 @@ class CTCLoss(_Loss):
     def forward(self, log_probs, targets, input_lengths, target_lengths):
         return FX.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                            self.reduction, self.zero_infinity)  # fmt: skip
+
+
+class EmbeddingBag(Module):
+    """Sums, means or maxes of bags of embeddings without the intermediate (PyTorch's): input
+    2-d (each row a bag) or 1-d with `offsets` (bag starts); `per_sample_weights` scale the rows
+    (mode "sum"); `padding_idx` entries are left out of their bag."""
+
+    def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
+                 include_last_offset=False, padding_idx=None, device=None, dtype=None):  # fmt: skip
+        super().__init__()
+        who = "ember.nn.EmbeddingBag"
+        if mode not in ("sum", "mean", "max"):
+            raise ValueError(f"{who}: mode must be 'sum', 'mean' or 'max', got {mode!r}")
+        self.num_embeddings, self.embedding_dim, self.mode = num_embeddings, embedding_dim, mode
+        self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
+        if _weight is not None:
+            self.weight = Parameter(_weight)
+        else:
+            from .. import random
+
+            w = random._global.standard_normal(
+                (num_embeddings, embedding_dim), dtype or "float32", device=device
+            )
+            self.weight = Parameter(w)
+            if padding_idx is not None:
+                from ._grad_mode import no_grad
+
+                with no_grad():
+                    self.weight[padding_idx] = 0
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        from .._array import asnumpy
+        from .._joining import stack
+
+        who = "ember.nn.EmbeddingBag"
+        if not isinstance(input, _core.ndarray) or input.dtype.kind not in "iu":
+            raise TypeError(f"{who}: input must be an integer array")
+        if per_sample_weights is not None and self.mode != "sum":
+            raise ValueError(f"{who}: per_sample_weights need mode='sum'")
+        if input.ndim == 2:
+            if offsets is not None:
+                raise ValueError(f"{who}: offsets are for 1-d input")
+            b, n = input.shape
+            bounds = [(i * n, (i + 1) * n) for i in range(b)]
+            flat = input.reshape((-1,))
+            psw = None if per_sample_weights is None else per_sample_weights.reshape((-1,))
+        elif input.ndim == 1:
+            if offsets is None:
+                raise ValueError(f"{who}: 1-d input needs offsets")
+            o = [int(v) for v in asnumpy(offsets).tolist()]
+            ends = o[1:] + ([] if self.include_last_offset else [input.shape[0]])
+            bounds = list(zip(o[: len(ends)], ends, strict=True))
+            flat, psw = input, per_sample_weights
+        else:
+            raise ValueError(f"{who}: input must be 1-d or 2-d, got {input.ndim}-d")
+        rows = self.weight[flat]
+        if psw is not None:
+            rows = rows * psw.reshape((-1, 1))
+        keep = None
+        if self.padding_idx is not None:
+            keep = (flat != self.padding_idx).astype(rows.dtype).reshape((-1, 1))
+            rows = rows * keep
+        out = []
+        for s, e in bounds:
+            seg = rows[s:e]
+            if e <= s:
+                out.append(_core.zeros((self.embedding_dim,), dtype=rows.dtype, device=rows.device))
+            elif self.mode == "sum":
+                out.append(seg.sum(axis=0))
+            elif self.mode == "mean":
+                cnt = keep[s:e].sum() if keep is not None else float(e - s)
+                out.append(seg.sum(axis=0) / _core.maximum(cnt, 1.0))
+            else:
+                out.append(seg.max(axis=0))
+        return stack(out)
+
+    def extra_repr(self):
+        return f"{self.num_embeddings}, {self.embedding_dim}, mode={self.mode!r}"
