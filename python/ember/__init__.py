@@ -287,4 +287,6 @@ cfloat = complex64
 cdouble = complex128
 __all__ += ["float", "double", "half", "long", "int", "short", "cfloat", "cdouble"]
 _torch_methods.install(globals())
+Size = _torch_methods.Size
+__all__ += ["Size"]
 from . import utils  # noqa: E402

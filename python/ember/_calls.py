@@ -252,6 +252,13 @@ def _on_error(w, exc, args, kwargs):
         from . import _torch
 
         return _torch.torch_reduction(w, func.__name__, is_method, args, kwargs)
+    if "out" in kwargs and "out" not in sig.parameters and isinstance(kwargs["out"], _core.ndarray):
+        # NumPy's and PyTorch's out= on a function without one: the result written into it
+        kw = dict(kwargs)
+        out = kw.pop("out")
+        result = w(*args, **kw)
+        out[...] = result
+        return out
     kw = None
     for other_name, ember_name in _NUMPY_NAMES.items():
         if other_name in kwargs and other_name not in sig.parameters:

@@ -32,6 +32,9 @@ import numpy as np
 from . import _core
 
 __all__ = [
+    "rand_like",
+    "randn_like",
+    "randint_like",
     "addmm",
     "baddbmm",
     "bmm",
@@ -210,6 +213,30 @@ def randint(*args, size=None, dtype=None, device=None, generator=None, requires_
     )
 
 
+def rand_like(input, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    """Uniform [0, 1) samples of `input`'s shape (its dtype when floating, else float32)."""
+    input = _arr(input, "ember.rand_like")
+    dt = dtype or (input.dtype if input.dtype.kind == "f" else _default[0])
+    return _finish(rand(*input.shape, dtype=dt, device=device or input.device), requires_grad)
+
+
+def randn_like(input, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    """Standard normal samples of `input`'s shape."""
+    input = _arr(input, "ember.randn_like")
+    dt = dtype or (input.dtype if input.dtype.kind == "f" else _default[0])
+    return _finish(randn(*input.shape, dtype=dt, device=device or input.device), requires_grad)
+
+
+def randint_like(input, low=0, high=None, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    """Random integers in [low, high) of `input`'s shape (``randint_like(x, high)`` too)."""
+    input = _arr(input, "ember.randint_like")
+    if high is None:
+        low, high = 0, low
+    return randint(
+        low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device
+    )
+
+
 def randperm(n, dtype=None, device=None, generator=None, requires_grad=False):
     """A random permutation of 0..n-1 (int64)."""
     gen = _gen(generator, "ember.randperm")
@@ -330,6 +357,14 @@ def unbind(input, dim=0):  # noqa: A002
         idx[dim] = i
         out.append(input[tuple(idx)])
     return tuple(out)
+
+
+def t(input):  # noqa: A002
+    """The transpose of a 2-d array (0-d and 1-d arrays as they are), as PyTorch's ``t``."""
+    input = _arr(input, "ember.t")
+    if input.ndim > 2:
+        raise ValueError(f"ember.t: expects an array of at most 2 dimensions, got {input.ndim}")
+    return input.swapaxes(0, 1) if input.ndim == 2 else input
 
 
 def numel(input):  # noqa: A002

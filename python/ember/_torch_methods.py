@@ -277,6 +277,17 @@ def _other(x, name):
     return x
 
 
+def _unary_method(f):
+    return lambda self: f(self)
+
+
+def _binary_method(f):
+    def method(self, other, *, alpha=None):
+        return f(self, other if alpha is None else other * alpha)
+
+    return method
+
+
 def _permute(self, *dims):
     if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
         dims = tuple(dims[0])
@@ -361,6 +372,35 @@ def _install_methods():
             "short": "int16",
         }.get(name, name)
         methods[name] = _to_dtype(target)
+    # Elementwise ops and a few more as methods, as PyTorch's tensors have them.
+    from . import nn as _nn
+    from ._core import elementwise_ops
+
+    ns = _core
+    for op, _ in elementwise_ops():
+        if not hasattr(nd, op) and op not in methods:
+            methods[op] = (
+                _unary_method(getattr(ns, op)) if _ == 1 else _binary_method(getattr(ns, op))
+            )
+    aliases = {
+        "pow": "pow", "neg": "negative", "add": "add", "sub": "subtract", "mul": "multiply",
+        "div": "divide", "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+        "gt": "greater", "ge": "greater_equal", "arctan2": "atan2", "absolute": "abs",
+    }  # fmt: skip
+    for alias, op in aliases.items():
+        if not hasattr(nd, alias):
+            methods[alias] = (
+                _binary_method(getattr(ns, op))
+                if alias not in ("neg", "absolute")
+                else _unary_method(getattr(ns, op))
+            )
+    methods.setdefault("mm", lambda self, other: _core.matmul(self, other))
+    methods.setdefault("matmul", lambda self, other: _core.matmul(self, other))
+    methods.setdefault("t", lambda self: self.swapaxes(0, 1) if self.ndim == 2 else self)
+    methods.setdefault("sigmoid", lambda self: _nn.functional.sigmoid(self))
+    methods.setdefault("relu", lambda self: _nn.functional.relu(self))
+    methods.setdefault("softmax", lambda self, dim: _nn.functional.softmax(self, dim))
+    methods.setdefault("log_softmax", lambda self, dim: _nn.functional.log_softmax(self, dim))
     for name, fn in methods.items():
         if not hasattr(fn, "__name__") or fn.__name__ == "<lambda>":
             fn.__name__ = name
@@ -481,6 +521,34 @@ def install(ns):
     ns["split"] = _torch_split(ns["split"])
     for name in ("zeros", "ones", "empty"):
         ns[name] = _creation(ns[name], f"ember.{name}")
+    # PyTorch's names of NumPy's functions (where NumPy has none of that name)
+    from . import nn as _nn
+
+    torch_names = {
+        "mul": "multiply", "sub": "subtract", "div": "divide", "neg": "negative",
+        "eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+        "ge": "greater_equal", "mm": "matmul",
+    }  # fmt: skip
+    from ._calls import alias
+
+    for torch_name, name in torch_names.items():
+        if torch_name not in ns:
+            f = ns[name]
+            ns[torch_name] = (
+                alias(f, torch_name)
+                if hasattr(f, "__wrapped__") and isinstance(f, _core.builtin_function)
+                else f
+            )
+            ns["__all__"].append(torch_name)
+    for name in ("sigmoid", "relu", "softmax", "log_softmax"):
+        if name not in ns:
+            ns[name] = getattr(_nn.functional, name)
+            ns["__all__"].append(name)
+    if "t" not in ns:
+        from ._torch import t
+
+        ns["t"] = t
+        ns["__all__"].append("t")
     nd = _core.ndarray
     for name, v in list(vars(nd).items()):
         if type(v) is types.FunctionType and not name.startswith("_"):
