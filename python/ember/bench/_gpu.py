@@ -51,6 +51,7 @@ from . import (
     _gpu_interop,
     _gpu_jit,
     _gpu_numeric,
+    _gpu_seq,
     _gpu_startup,
     _gpu_train,
 )
@@ -689,6 +690,7 @@ def main(*, quick: bool = False, json_path: str | None = None, only: str | None 
     _section(rows, "sort, mask, unique", lambda: _gpu_arrays.array_cases(libs, plan, _log))
     _section(rows, "interop, kernels, graphs", lambda: _gpu_interop.interop_cases(libs, plan, _log))
     _section(rows, "jit (python kernels)", lambda: _gpu_jit.jit_cases(ember, libs, plan, _log))
+    _section(rows, "models, data loading", lambda: _gpu_seq.model_cases(ember, libs, plan, _log))
     rows += first_rows
     _section(rows, "host <-> device", lambda: transfer_cases(libs, plan, host, _log))
     host.clear()  # 2 GiB of host memory the memory cases do not need
