@@ -33,31 +33,37 @@ std::unordered_map<CUfunction, std::string>& names() {
     static auto* m = new std::unordered_map<CUfunction, std::string>();  // outlives exit
     return *m;
 }
-std::vector<std::string>& loaded_names() {
-    static auto* v = new std::vector<std::string>();
-    return *v;
+// The kernels loaded so far, by family (the name up to the op: "ember_map_add").
+std::unordered_map<std::string, std::vector<std::string>>& loaded_by_family() {
+    static auto* m = new std::unordered_map<std::string, std::vector<std::string>>();
+    return *m;
 }
 
-// Kernel names read <family>_<dtypes>__<layout>: why a kernel was needed, from the ones loaded
-// before it.
+std::string family_of(const std::string& name) {
+    size_t op_end = name.find('_');
+    for (int i = 0; i < 2 && op_end != std::string::npos; ++i)
+        op_end = name.find('_', op_end + 1);
+    return name.substr(0, op_end);
+}
+
+// Kernel names read <family>_<dtypes>__<layout>: why a kernel was needed, from the ones of its
+// family loaded before it (names must be locked).
 std::string why_needed(const std::string& name) {
     const size_t cut = name.rfind("__");
     const std::string head = cut == std::string::npos ? name : name.substr(0, cut);
     const std::string tail = cut == std::string::npos ? "" : name.substr(cut + 2);
-    const size_t op_end = name.find('_', name.find('_', name.find('_') + 1) + 1);
-    const std::string family = name.substr(0, op_end);
-    bool same_family = false, same_head = false, same_tail = false;
-    for (const std::string& n : loaded_names()) {
-        if (n.compare(0, family.size(), family) != 0) continue;
-        same_family = true;
+    auto it = loaded_by_family().find(family_of(name));
+    if (it == loaded_by_family().end()) return "the first use of this op in this process";
+    bool same_head = false, same_tail = false;
+    for (const std::string& n : it->second) {
         const size_t c = n.rfind("__");
         if (c == cut && n.compare(0, c, head) == 0) same_head = true;
-        if (c != std::string::npos && n.substr(c + 2) == tail) same_tail = true;
+        if (c != std::string::npos && n.compare(c + 2, std::string::npos, tail) == 0)
+            same_tail = true;
     }
     if (same_head) return "a new layout class (" + tail + ") of an op and dtypes seen before";
     if (same_tail) return "a new dtype combination of an op seen before";
-    if (same_family) return "a new dtype combination and layout of an op seen before";
-    return "the first use of this op in this process";
+    return "a new dtype combination and layout of an op seen before";
 }
 
 // ---- the ring of recent launches --------------------------------------------------------------
@@ -221,7 +227,7 @@ void note_kernel_load(debug::EventKind kind, int dev, const std::string& name, d
     {
         std::lock_guard lk(names_mu);
         why = why_needed(name);
-        loaded_names().push_back(name);
+        loaded_by_family()[family_of(name)].push_back(name);
     }
     if (!debug::enabled()) return;
     debug::Event e;
