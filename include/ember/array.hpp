@@ -3,6 +3,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -177,6 +178,9 @@ public:
     void set_grad(const Array& grad) const;  // an undefined array clears it
     std::shared_ptr<autograd::Node> grad_fn() const;
     void retain_grad() const;  // a non-leaf keeps its .grad too
+    // hook(grad) runs when this array's gradient is computed, before it flows on (a leaf:
+    // before it accumulates in .grad); a defined result replaces the gradient.
+    void register_hook(std::function<Array(const Array&)> hook) const;
     bool retains_grad() const;
     Array detach() const;  // the same data without autograd state
     // Gradients of this array into the leaves' .grad; `gradient` may be omitted for one element.

@@ -75,6 +75,8 @@ struct Meta {
     std::shared_ptr<Array> retained;
     std::shared_ptr<Node> grad_fn;
     std::weak_ptr<Node> accumulator;  // the leaf's AccumulateGrad node while a graph holds it
+    // register_hook on a leaf: run on its gradient before it is accumulated.
+    std::vector<std::function<Array(const Array&)>> hooks;
 };
 
 // Shape, dtype and device of a node's input or output (gradients are reduced and cast to it).
@@ -113,6 +115,9 @@ public:
     std::vector<TensorInfo> outputs;
     // Gradients kept for non-leaf outputs (retain_grad): output number and the slot.
     std::vector<std::pair<uint32_t, std::shared_ptr<Array>>> retained;
+    // register_hook on non-leaf outputs: output number and the hook, which sees the output's
+    // gradient before this node does and may return a replacement (undefined: keep it).
+    std::vector<std::pair<uint32_t, std::function<Array(const Array&)>>> hooks;
     std::string context;  // anomaly mode: where it was recorded
     bool freed = false;   // its saved arrays were released
 

@@ -239,6 +239,8 @@ class ndarray:
         ...
     @property
     def _owndata(self) -> Any: ...
+    def _register_hook(self, hook) -> Any:
+        """register_hook's C++ side (ember/_torch_methods.py)."""
     @property
     def _version(self) -> Any: ...
     @property
@@ -549,6 +551,8 @@ class ndarray:
         ...
     def record_stream(self, stream) -> Any:
         """Marks this array's memory as used by work queued on `stream` (an ``ember.cuda.Stream``):"""
+    def register_hook(self, hook) -> Any:
+        """PyTorch's ``register_hook``: ``hook(grad)`` runs when this array's gradient is computed,"""
     def relu(self) -> Any:
         ...
     def remainder(self, other, *, alpha = ...) -> Any:

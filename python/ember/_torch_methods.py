@@ -277,6 +277,30 @@ def _other(x, name):
     return x
 
 
+class RemovableHandle:
+    """What ``register_hook`` returns: ``remove()`` stops the hook."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, grad):
+        return None if self.fn is None else self.fn(grad)
+
+    def remove(self):
+        self.fn = None
+
+
+def _register_hook(self, hook):
+    """PyTorch's ``register_hook``: ``hook(grad)`` runs when this array's gradient is computed,
+    before it flows on (a leaf: before it accumulates in ``.grad``); an array it returns
+    replaces the gradient. Returns a handle whose ``remove()`` stops it."""
+    if not callable(hook):
+        raise TypeError(f"ember.ndarray.register_hook: hook must be callable, got {hook!r}")
+    h = RemovableHandle(hook)
+    self._register_hook(h)
+    return h
+
+
 def _unary_method(f):
     return lambda self: f(self)
 
@@ -347,6 +371,7 @@ def _install_methods():
         "split": lambda self, split_size, dim=0: split_sizes(self, split_size, dim),
         "unbind": lambda self, dim=0: unbind(self, dim),
         "narrow": lambda self, dim, start, length: narrow(self, dim, start, length),
+        "register_hook": _register_hook,
         "numel": lambda self: builtins.int(self._numel),
         "nelement": lambda self: builtins.int(self._numel),
         "dim": lambda self: self.ndim,

@@ -53,7 +53,11 @@ public:
     explicit AccumulateGrad(MetaPtr meta) : meta_(std::move(meta)) {}
     std::string name() const override { return "AccumulateGrad"; }
     std::vector<Array> apply(std::vector<Array>&& grads) override {
-        if (!grads.empty()) accumulate_grad(meta_->grad, std::move(grads[0]));
+        if (grads.empty()) return {};
+        Array g = std::move(grads[0]);
+        for (const auto& hook : meta_->hooks)
+            if (Array r = hook(g); r.defined()) g = std::move(r);
+        accumulate_grad(meta_->grad, std::move(g));
         return {};
     }
     const MetaPtr& meta() const { return meta_; }
@@ -452,6 +456,9 @@ void run(const std::vector<Edge>& roots, std::vector<Array> root_grads, bool kee
                 for (auto [slot, idx] : it->second)
                     (*captured)[idx] = slot < buf.size() ? buf[slot] : Array();
         }
+        for (auto& [out_nr, hook] : n->hooks)
+            if (out_nr < buf.size() && buf[out_nr].defined())
+                if (Array r = hook(buf[out_nr]); r.defined()) buf[out_nr] = std::move(r);
         for (auto& [out_nr, slot] : n->retained)
             if (out_nr < buf.size()) accumulate_grad(*slot, buf[out_nr]);
         std::vector<Array> grads;
@@ -680,6 +687,15 @@ void Array::retain_grad() const {
     grad_meta_->retains_grad = true;
     grad_meta_->retained = std::make_shared<Array>();
     grad_meta_->grad_fn->retained.emplace_back(grad_meta_->output_nr, grad_meta_->retained);
+}
+
+void Array::register_hook(std::function<Array(const Array&)> hook) const {
+    if (!requires_grad())
+        throw Error("ember: register_hook() on an array that does not require grad");
+    if (grad_meta_->grad_fn)
+        grad_meta_->grad_fn->hooks.emplace_back(grad_meta_->output_nr, std::move(hook));
+    else
+        grad_meta_->hooks.push_back(std::move(hook));
 }
 
 bool Array::retains_grad() const { return grad_meta_ && grad_meta_->retains_grad; }

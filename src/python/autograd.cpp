@@ -227,6 +227,28 @@ void bind_array_autograd(nb::class_<Array>& cls) {
         .def("retain_grad", &Array::retain_grad,
              "Makes backward() keep this non-leaf array's gradient in .grad.")
         .def(
+            "_register_hook",
+            [](const Array& a, nb::object fn) {
+                // The callable lives as long as the graph node (or the leaf) holding the hook;
+                // it is released under the GIL, and leaked after the interpreter finalized.
+                std::shared_ptr<PyObject> f(fn.release().ptr(), [](PyObject* o) {
+                    if (!Py_IsInitialized()) return;
+                    nb::gil_scoped_acquire gil;
+                    Py_DECREF(o);
+                });
+                a.register_hook([f](const Array& g) -> Array {
+                    nb::gil_scoped_acquire gil;
+                    nb::object r = nb::borrow(f.get())(nb::cast(g));
+                    if (r.is_none()) return Array();
+                    if (!is_ndarray(r))
+                        throw TypeError(
+                            "ember: a gradient hook must return an array or None, got " +
+                            std::string(nb::type_name(r.type()).c_str()));
+                    return as_array(r);
+                });
+            },
+            nb::arg("hook"), "register_hook's C++ side (ember/_torch_methods.py).")
+        .def(
             "backward",
             [](const Array& a, nb::handle gradient, nb::handle retain_graph, bool create_graph,
                nb::handle inputs) {

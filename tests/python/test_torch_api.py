@@ -217,3 +217,27 @@ def test_inference_mode_and_data(device):
     assert not w.data.requires_grad
     assert "requires_grad=True" in repr(w)
     assert "grad_fn=<" in repr(w * 2)
+
+
+def test_register_hook(device):
+    w = ember.ones(3, requires_grad=True, device=device)
+    seen = []
+    h = w.register_hook(lambda g: seen.append(ember.asnumpy(g).tolist()))
+    (w * 2).sum().backward()
+    assert seen == [[2.0, 2.0, 2.0]] and w.grad.tolist() == [2.0, 2.0, 2.0]
+    h.remove()
+    w.grad = None
+    (w * 3).sum().backward()
+    assert len(seen) == 1 and w.grad.tolist() == [3.0, 3.0, 3.0]
+    # a hook on a non-leaf may replace the gradient flowing back
+    x = ember.ones(2, requires_grad=True, device=device)
+    y = x * 5
+    y.register_hook(lambda g: g * 10)
+    y.sum().backward()
+    assert x.grad.tolist() == [50.0, 50.0]
+    with pytest.raises(TypeError, match="must return an array or None"):
+        z = ember.ones(2, requires_grad=True, device=device)
+        z.register_hook(lambda g: "nope")
+        (z * 1).sum().backward()
+    with pytest.raises(Exception, match="does not require grad"):
+        ember.ones(2).register_hook(print)
