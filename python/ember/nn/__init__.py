@@ -36,6 +36,22 @@ from ._layers import (
     Tanh,
     Unflatten,
 )
+from ._layers_conv import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    Conv1d,
+    Conv2d,
+    Conv3d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxPool3d,
+    PixelShuffle,
+)
 from ._layers_extra import (
     CELU,
     ELU,
@@ -75,6 +91,20 @@ from ._parameter import Parameter
 from ._recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 
 __all__ = [
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "MaxPool1d",
+    "MaxPool2d",
+    "MaxPool3d",
+    "PixelShuffle",
     "EmbeddingBag",
     "GRU",
     "GRUCell",

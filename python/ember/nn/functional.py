@@ -33,6 +33,25 @@ from ._functional_activation import (
     tanh,
 )
 from ._functional_attention import scaled_dot_product_attention
+from ._functional_conv import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    fold,
+    max_pool1d,
+    max_pool2d,
+    max_pool3d,
+    pad,
+    pixel_shuffle,
+    unfold,
+)
 from ._functional_extra import (
     celu,
     cosine_embedding_loss,
@@ -79,6 +98,23 @@ from ._functional_norm import (
 )
 
 __all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "fold",
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool3d",
+    "pad",
+    "pixel_shuffle",
+    "unfold",
     "scaled_dot_product_attention",
     "celu",
     "cosine_embedding_loss",
