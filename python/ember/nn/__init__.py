@@ -75,6 +75,15 @@ from ._layers_extra import (
     Threshold,
     TripletMarginLoss,
 )
+from ._layers_image import (
+    BatchNorm2d,
+    BatchNorm3d,
+    Dropout2d,
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    Upsample,
+)
 from ._loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -91,6 +100,13 @@ from ._parameter import Parameter
 from ._recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 
 __all__ = [
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "Dropout2d",
+    "GroupNorm",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "Upsample",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
     "AdaptiveMaxPool2d",

@@ -657,11 +657,14 @@ class BatchNorm1d(Module):
             init.ones_(self.weight)
             init.zeros_(self.bias)
 
+    _ndims = (2, 3)  # the input ranks it takes (BatchNorm2d/3d: 4 and 5)
+
     def forward(self, input):
-        name = f"BatchNorm1d({self.num_features})"
+        name = f"{type(self).__name__}({self.num_features})"
         _check_array(name, input)
-        if input.ndim not in (2, 3):
-            raise ValueError(f"{name}: expected 2D or 3D input (got {input.ndim}D input)")
+        if input.ndim not in self._ndims:
+            want = " or ".join(f"{n}D" for n in self._ndims)
+            raise ValueError(f"{name}: expected {want} input (got {input.ndim}D input)")
         if input.shape[1] != self.num_features:
             raise ValueError(
                 f"{name}: input has {input.shape[1]} channels in dimension 1, expected "

@@ -73,6 +73,12 @@ from ._functional_extra import (
     threshold,
     triplet_margin_loss,
 )
+from ._functional_image import (
+    dropout2d,
+    group_norm,
+    instance_norm,
+    interpolate,
+)
 from ._functional_layers import (
     bilinear,
     dropout,
@@ -98,6 +104,10 @@ from ._functional_norm import (
 )
 
 __all__ = [
+    "dropout2d",
+    "group_norm",
+    "instance_norm",
+    "interpolate",
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
     "adaptive_max_pool2d",
