@@ -290,3 +290,15 @@ _torch_methods.install(globals())
 Size = _torch_methods.Size
 __all__ += ["Size"]
 from . import utils  # noqa: E402
+
+# Subpackages that import on first use (``ember.keras``, ``ember.frame``...), so ``import
+# ember`` does not pay for them.
+_LAZY_SUBMODULES = ("amp", "config", "dask", "frame", "keras", "ml", "ndimage")
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'ember' has no attribute {name!r}")
