@@ -94,6 +94,8 @@ from . import fft
 from . import debug, profiler
 from . import data, datasets, optim
 from . import nn
+from . import amp
+from .amp import autocast
 from . import _errstate, _npyio
 from ._errstate import *  # noqa: F403
 from ._npyio import *  # noqa: F403
@@ -293,7 +295,7 @@ from . import utils  # noqa: E402
 
 # Subpackages that import on first use (``ember.keras``, ``ember.frame``...), so ``import
 # ember`` does not pay for them.
-_LAZY_SUBMODULES = ("amp", "config", "dask", "frame", "keras", "ml", "ndimage")
+_LAZY_SUBMODULES = ("config", "dask", "frame", "keras", "ml", "ndimage")
 
 
 def __getattr__(name):

@@ -7,6 +7,7 @@ import math
 import warnings
 
 from .. import _core
+from ..amp import FLOAT32, cast_policy
 from ._functional_checks import (
     _F,
     _array,
@@ -197,11 +198,13 @@ def _softmax_family(input, dim, dtype, who, log):
     return e / e.sum(axis=dim, keepdims=True)
 
 
+@cast_policy(FLOAT32)
 def softmax(input, dim=None, dtype=None):
     """``exp(x - max) / sum(exp(x - max))`` along `dim` (stable for any magnitude)."""
     return _softmax_family(input, dim, dtype, _F + "softmax", log=False)
 
 
+@cast_policy(FLOAT32)
 def log_softmax(input, dim=None, dtype=None):
     """``(x - max) - log(sum(exp(x - max)))`` along `dim` (stable for any magnitude)."""
     return _softmax_family(input, dim, dtype, _F + "log_softmax", log=True)

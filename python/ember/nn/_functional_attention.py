@@ -7,6 +7,7 @@ import math
 
 from .. import _core
 from .._matrices import triu
+from ..amp import LOW, cast_policy
 from ._functional_activation import softmax
 from ._functional_layers import dropout
 
@@ -22,6 +23,7 @@ def _additive(mask, dtype, like):
     return mask.astype(dtype, copy=False)
 
 
+@cast_policy(LOW)
 def scaled_dot_product_attention(
     query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
 ):

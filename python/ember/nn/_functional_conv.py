@@ -14,6 +14,7 @@ import math
 from .. import _core
 from .._array import asarray
 from .._joining import concatenate
+from ..amp import LOW, cast_policy
 from ._functional_checks import _F, _array
 
 __all__ = [
@@ -254,16 +255,19 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, who):
     return y.swapaxes(1, 2).reshape((n, c_out, *outs))
 
 
+@cast_policy(LOW)
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
     """1-d convolution (cross-correlation) of (N, C_in, L) with (C_out, C_in/groups, k)."""
     return _conv(input, weight, bias, stride, padding, dilation, groups, 1, _F + "conv1d")
 
 
+@cast_policy(LOW)
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
     """2-d convolution (cross-correlation) of (N, C_in, H, W) with (C_out, C_in/groups, kh, kw)."""
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, _F + "conv2d")
 
 
+@cast_policy(LOW)
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
     """3-d convolution of (N, C_in, D, H, W) with (C_out, C_in/groups, kd, kh, kw)."""
     return _conv(input, weight, bias, stride, padding, dilation, groups, 3, _F + "conv3d")
@@ -298,6 +302,7 @@ def _conv_transpose(
     return g if bias is None else g + bias.reshape((1, c_out) + (1,) * nd)
 
 
+@cast_policy(LOW)
 def conv_transpose1d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ):  # noqa: A002
@@ -316,6 +321,7 @@ def conv_transpose1d(
     )
 
 
+@cast_policy(LOW)
 def conv_transpose2d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ):  # noqa: A002

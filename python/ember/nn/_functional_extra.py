@@ -11,6 +11,7 @@ import math
 from .. import _core
 from .._array import asarray
 from .._joining import concatenate, stack
+from ..amp import FLOAT32, cast_policy
 from ._functional_activation import _softplus_stable, softmax
 from ._functional_checks import _F, _array, _reduce, _reduction
 
@@ -81,6 +82,7 @@ def mish(input, inplace=False):
     return input * _core.tanh(_softplus_stable(input))
 
 
+@cast_policy(FLOAT32)
 def softmin(input, dim=None, dtype=None):
     """``softmax(-x)`` along `dim`."""
     _array(input, _F + "softmin")
@@ -96,6 +98,7 @@ def threshold(input, threshold, value, inplace=False):
 # ---- distances -------------------------------------------------------------------------------
 
 
+@cast_policy(FLOAT32)
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``x1 . x2 / (max(|x1|, eps) * max(|x2|, eps))`` along `dim` (broadcasting x1 and x2)."""
     who = _F + "cosine_similarity"
@@ -106,6 +109,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return _core.sum(x1 * x2, axis=dim) / (n1 * n2)
 
 
+@cast_policy(FLOAT32)
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """The p-norm of ``x1 - x2 + eps`` along the last dimension."""
     who = _F + "pairwise_distance"
@@ -124,6 +128,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 # ---- losses ------------------------------------------------------------------------------------
 
 
+@cast_policy(FLOAT32)
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                           reduction="mean"):  # fmt: skip
     """``1 - cos(x1, x2)`` where target is 1, ``max(0, cos(x1, x2) - margin)`` where it is -1."""
@@ -134,6 +139,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     return _reduce(loss, reduction)
 
 
+@cast_policy(FLOAT32)
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                         reduction="mean"):  # fmt: skip
     """``max(0, -target * (x1 - x2) + margin)``."""
@@ -144,6 +150,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
     return _reduce(_core.maximum(-target * (input1 - input2) + margin, 0.0), reduction)
 
 
+@cast_policy(FLOAT32)
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):  # fmt: skip
     """``max(d(a, p) - d(a, n) + margin, 0)`` with the p-norm distance (``swap``: the smaller of
@@ -157,6 +164,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
     return _reduce(_core.maximum(d_ap - d_an + margin, 0.0), reduction)
 
 
+@cast_policy(FLOAT32)
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):  # fmt: skip
     """Poisson negative log likelihood: ``exp(x) - t x`` (log_input) or ``x - t log(x + eps)``;
@@ -176,6 +184,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     return _reduce(loss, reduction)
 
 
+@cast_policy(FLOAT32)
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """Gaussian negative log likelihood ``(log(max(var, eps)) + (x - t)^2 / max(var, eps)) / 2``
     (``full``: plus ``log(2 pi) / 2``)."""
@@ -195,6 +204,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return _reduce(loss, reduction)
 
 
+@cast_policy(FLOAT32)
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False):  # fmt: skip
     """Connectionist temporal classification: ``-log`` of the total probability of every

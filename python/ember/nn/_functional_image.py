@@ -7,9 +7,11 @@ from __future__ import annotations
 import math
 
 from .. import _core
+from ..amp import FLOAT32, cast_policy
 from ._functional_checks import _F, _array
 
 
+@cast_policy(FLOAT32)
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):  # noqa: A002
     """Normalizes each group of channels of each sample over the group's channels and the
     spatial dimensions (biased variance), then scales and shifts per channel."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import _core, linalg, random
+from ..amp import LOW, cast_policy
 from ._functional_activation import _inplace_result
 from ._functional_checks import (
     _F,
@@ -14,6 +15,7 @@ from ._functional_checks import (
 from ._grad_mode import detach, needs_grad, no_grad
 
 
+@cast_policy(LOW)
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``: input (*, in_features), weight (out_features, in_features)
     (or (in_features,): a vector product), bias (out_features,) or None."""
@@ -34,6 +36,7 @@ def linear(input, weight, bias=None):
     return out
 
 
+@cast_policy(LOW)
 def bilinear(input1, input2, weight, bias=None):
     """``y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o]``."""
     who = _F + "bilinear"

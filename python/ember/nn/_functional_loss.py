@@ -7,6 +7,7 @@ import math
 import warnings
 
 from .. import _core
+from ..amp import FLOAT32, cast_policy
 from ._functional_activation import _softplus_stable, log_softmax
 from ._functional_checks import (
     _F,
@@ -25,6 +26,7 @@ from ._functional_checks import (
 from ._grad_mode import needs_grad
 
 
+@cast_policy(FLOAT32)
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``(input - target)^2``, reduced."""
     who = _F + "mse_loss"
@@ -36,6 +38,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _reduce(d * d, reduction)
 
 
+@cast_policy(FLOAT32)
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``|input - target|``, reduced."""
     who = _F + "l1_loss"
@@ -46,6 +49,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return _reduce(_core.abs(input - target), reduction)
 
 
+@cast_policy(FLOAT32)
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """``0.5 d^2 / beta`` where ``d = |input - target| < beta``, ``d - 0.5 beta`` elsewhere
     (the L1 loss for beta = 0), reduced."""
@@ -63,6 +67,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _reduce(_core.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
 
 
+@cast_policy(FLOAT32)
 def huber_loss(input, target, reduction="mean", delta=1.0):
     """``0.5 d^2`` where ``d = |input - target| < delta``, ``delta (d - 0.5 delta)`` elsewhere."""
     who = _F + "huber_loss"
@@ -155,6 +160,7 @@ def _weighted_reduce(loss, w, reduction):
     return _reduce(loss, reduction)
 
 
+@cast_policy(FLOAT32)
 def nll_loss(
     input,
     target,
@@ -185,6 +191,7 @@ def nll_loss(
 # ---------------------------------------------------------------------------------------------
 
 
+@cast_policy(FLOAT32)
 def cross_entropy(
     input,
     target,
@@ -257,6 +264,7 @@ def _clamped_log(x):
     return _core.maximum(_core.log(_core.maximum(x, 3.720075976020836e-44)), -100.0)
 
 
+@cast_policy(FLOAT32)
 def binary_cross_entropy(
     input, target, weight=None, size_average=None, reduce=None, reduction="mean"
 ):
@@ -276,6 +284,7 @@ def binary_cross_entropy(
     return _reduce(loss, reduction)
 
 
+@cast_policy(FLOAT32)
 def binary_cross_entropy_with_logits(
     input,
     target,
@@ -304,6 +313,7 @@ def binary_cross_entropy_with_logits(
     return _reduce(loss, reduction)
 
 
+@cast_policy(FLOAT32)
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """Pointwise KL divergence ``target * (log(target) - input)`` for log-probabilities `input`
     (`target` in log space too when `log_target`). ``"batchmean"`` divides the sum by the batch

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import _core
 from .._dtypes import finfo
+from ..amp import FLOAT32, cast_policy
 from ._functional_checks import (
     _F,
     _array,
@@ -39,6 +40,7 @@ def _check_affine(p, ns, who, name):
 # ---------------------------------------------------------------------------------------------
 
 
+@cast_policy(FLOAT32)
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the trailing `normalized_shape`
     dimensions (biased variance)."""
