@@ -13,8 +13,9 @@ import math
 
 from .. import _core
 from .._array import asarray
-from .._joining import concatenate
+from .._joining import concatenate, stack
 from ..amp import LOW, cast_policy
+from ..autograd import Function, is_grad_enabled
 from ._functional_checks import _F, _array
 
 __all__ = [
@@ -119,25 +120,74 @@ def _pad_dim(x, dim, lo, hi, mode, value, who):
 # ---- receptive fields ----------------------------------------------------------------------------
 
 
-def _fields(x, k, s, d, nd):
-    """The receptive fields of the last `nd` dimensions of x (N, C, *S): (N, C, *O, *K)."""
-    spatial = x.shape[2:]
-    outs = [(spatial[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(nd)]
+def _out_sizes(spatial, k, s, d):
+    outs = [(spatial[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(len(k))]
     if any(o <= 0 for o in outs):
         raise ValueError(
-            f"the kernel (dilated: {[d[i] * (k[i] - 1) + 1 for i in range(nd)]}) is larger "
+            f"the kernel (dilated: {[d[i] * (k[i] - 1) + 1 for i in range(len(k))]}) is larger "
             f"than the padded input {list(spatial)}"
         )
-    idx = []
-    for i in range(nd):
-        o = _core.arange(outs[i], dtype="int64", device=x.device) * s[i]
-        kk = _core.arange(k[i], dtype="int64", device=x.device) * d[i]
-        shape_o = [1] * (2 * nd)
-        shape_o[i] = outs[i]
-        shape_k = [1] * (2 * nd)
-        shape_k[nd + i] = k[i]
-        idx.append(o.reshape(tuple(shape_o)) + kk.reshape(tuple(shape_k)))
-    return x[(slice(None), slice(None), *idx)], outs
+    return outs
+
+
+def _tap_views(x, k, s, d, outs, first):
+    """One strided view per kernel tap (row-major over the taps) of the spatial dimensions
+    ``first .. first + len(k) - 1`` of x: no gather, only slices."""
+    nd = len(k)
+    views = []
+    for tap in itertools.product(*(range(kk) for kk in k)):
+        idx = [slice(None)] * x.ndim
+        for i in range(nd):
+            a = tap[i] * d[i]
+            idx[first + i] = slice(a, a + s[i] * (outs[i] - 1) + 1, s[i])
+        views.append(x[tuple(idx)])
+    return views
+
+
+def _tap_index(t, axis):
+    return (slice(None),) * axis + (t,)
+
+
+class _TapStack(Function):
+    """im2col: the taps' strided views of x stacked along `axis`. Its backward is col2im (the
+    taps added back into one buffer, in place, one strided add per tap), and col2im's backward
+    is this again, so both directions stay differentiable."""
+
+    @staticmethod
+    def forward(ctx, x, k, s, d, outs, first, axis):
+        ctx.geometry = (tuple(x.shape), k, s, d, outs, first, axis)
+        taps = _tap_views(x, k, s, d, outs, first)
+        return stack(taps, axis=axis)
+
+    @staticmethod
+    def backward(ctx, g):
+        shape, k, s, d, outs, first, axis = ctx.geometry
+        return _TapScatter.apply(g, shape, k, s, d, outs, first, axis), *(None,) * 6
+
+
+class _TapScatter(Function):
+    """col2im: each tap (index `t` along `axis` of the columns) added into its strided view of a
+    zero array of `shape`."""
+
+    @staticmethod
+    def forward(ctx, cols, shape, k, s, d, outs, first, axis):
+        ctx.geometry = (k, s, d, outs, first, axis)
+        out = _core.zeros(shape, dtype=cols.dtype, device=cols.device)
+        for t, view in enumerate(_tap_views(out, k, s, d, outs, first)):
+            view += cols[_tap_index(t, axis)]
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        k, s, d, outs, first, axis = ctx.geometry
+        return _TapStack.apply(g, k, s, d, outs, first, axis), *(None,) * 7
+
+
+def _stacked_taps(x, k, s, d, outs, first, axis):
+    """_TapStack when a gradient is wanted, else the plain stack (no autograd node)."""
+    if x.requires_grad and is_grad_enabled():
+        return _TapStack.apply(x, k, s, d, outs, first, axis)
+    return stack(_tap_views(x, k, s, d, outs, first), axis=axis)
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
@@ -156,9 +206,10 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
         )
     )
     x = pad(input, (p[1], p[1], p[0], p[0]))
-    f, outs = _fields(x, k, s, d, 2)  # (N, C, Oh, Ow, kh, kw)
+    outs = _out_sizes(x.shape[2:], k, s, d)
     n, c = input.shape[:2]
-    return f.transpose((0, 1, 4, 5, 2, 3)).reshape((n, c * k[0] * k[1], outs[0] * outs[1]))
+    f = _stacked_taps(x, k, s, d, outs, 2, 2)  # (N, C, kh * kw, Oh, Ow)
+    return f.reshape((n, c * k[0] * k[1], outs[0] * outs[1]))
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
@@ -185,16 +236,10 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # n
             f"{who}: input of shape {input.shape} does not match the blocks ({oh} x {ow}) "
             "of the output"
         )
-    # The adjoint of unfold's gather: differentiate unfold at zero (exact and differentiable).
-    from ..autograd import grad
-    from ._grad_mode import enable_grad
-
-    with enable_grad():
-        z = _core.zeros((n, c, out_hw[0], out_hw[1]), dtype=input.dtype, device=input.device)
-        z.requires_grad_()
-        cols = unfold(z, k, d, p, s)
-        (g,) = grad([cols], [z], [input], create_graph=True)
-    return g
+    # unfold's adjoint: each tap added back into the padded planes, then the padding cut off
+    cols = input.reshape((n, c, k[0] * k[1], oh, ow))
+    full = _TapScatter.apply(cols, (n, c, hp, wp), k, s, d, [oh, ow], 2, 2)
+    return full[:, :, p[0] : p[0] + out_hw[0], p[1] : p[1] + out_hw[1]]
 
 
 # ---- convolution ---------------------------------------------------------------------------------
@@ -232,27 +277,48 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, who):
             )
     else:
         p_lo = p_hi = _tuple(padding, nd, who, "padding")
-    pads = []
+    return _conv_channels_last(input, weight, bias, s, d, p_lo, p_hi, groups)
+
+
+def _channels_last_memory(x):
+    """Whether x (N, C, *S) is laid out as (N, *S, C) in memory (PyTorch's channels_last)."""
+    nd = x.ndim - 2
+    return x.transpose((0, *range(2, 2 + nd), 1)).flags.c_contiguous and not x.flags.c_contiguous
+
+
+def _conv_channels_last(input, weight, bias, s, d, p_lo, p_hi, groups):
+    """The convolution in (N, *S, C) order: the padded input once in that order, one strided
+    view per kernel tap, the taps stacked into rows of (taps, C) per output position, then one
+    matmul (a batched one over groups; a weighted sum of taps when each group has one input and
+    one output channel). The result keeps the input's memory format."""
+    nd = input.ndim - 2
+    n, c_in, c_out = input.shape[0], input.shape[1], weight.shape[0]
+    k = tuple(weight.shape[2:])
+    to_last = (0, *range(2, 2 + nd), 1)
+    xl = input.transpose(to_last)  # (N, *S, C): a view; a copy below unless already in order
+    pads = [0, 0]
     for i in reversed(range(nd)):
         pads += [p_lo[i], p_hi[i]]
-    x = pad(input, pads)
-    f, outs = _fields(x, k, s, d, nd)  # (N, C, *O, *K)
-    n = input.shape[0]
-    # (N, *O, C, *K) -> rows of C_in/g * prod(K) per output position and group
-    perm = (0,) + tuple(range(2, 2 + nd)) + (1,) + tuple(range(2 + nd, 2 + 2 * nd))
-    f = f.transpose(perm)
-    kprod = math.prod(k)
+    xl = pad(xl, pads) if any(pads) else xl.copy()
+    outs = _out_sizes(xl.shape[1 : 1 + nd], k, s, d)
+    kk, positions = math.prod(k), n * math.prod(outs)
+    cols = _stacked_taps(xl, k, s, d, outs, 1, 1 + nd)  # (N, *O, KK, C)
     cg_in, cg_out = c_in // groups, c_out // groups
-    outs_all = []
-    for g in range(groups):
-        fg = f[..., g * cg_in : (g + 1) * cg_in, *([slice(None)] * nd)] if groups > 1 else f
-        cols = fg.reshape((n, math.prod(outs), cg_in * kprod))
-        wg = weight[g * cg_out : (g + 1) * cg_out].reshape((cg_out, cg_in * kprod))
-        outs_all.append(cols @ wg.T)  # (N, P, Cout/g)
-    y = outs_all[0] if groups == 1 else concatenate(outs_all, axis=-1)
+    # weight (C_out, C_in/g, *K) -> (C_out, KK, C_in/g): the taps' order of the rows
+    wl = weight.reshape((c_out, cg_in, kk)).swapaxes(1, 2)
+    if groups == 1:
+        y = cols.reshape((positions, kk * c_in)) @ wl.reshape((c_out, kk * c_in)).T
+    elif cg_in == 1 and cg_out == 1:  # depthwise: a weighted sum of the taps
+        y = (cols.reshape((positions, kk, c_in)) * wl.reshape((c_out, kk)).T).sum(axis=1)
+    else:
+        cg = cols.reshape((positions, kk, groups, cg_in)).transpose((2, 0, 1, 3))
+        cg = cg.reshape((groups, positions, kk * cg_in))
+        wg = wl.reshape((groups, cg_out, kk * cg_in)).swapaxes(1, 2)
+        y = (cg @ wg).swapaxes(0, 1).reshape((positions, c_out))  # (P, G * C_out/g)
     if bias is not None:
         y = y + bias
-    return y.swapaxes(1, 2).reshape((n, c_out, *outs))
+    y = y.reshape((n, *outs, c_out)).transpose((0, 1 + nd, *range(1, 1 + nd)))
+    return y if _channels_last_memory(input) else y.copy()
 
 
 @cast_policy(LOW)
@@ -382,18 +448,19 @@ def _pool(
     for i in reversed(range(nd)):
         pads += [p[i], p[i] + extra[i]]
     xp = pad(x, pads, value=fill)
-    f, outs = _fields(xp, k, s, d, nd)  # (N, C, *O, *K)
-    flat = f.reshape(f.shape[: 2 + nd] + (math.prod(k),))
+    outs = _out_sizes(xp.shape[2:], k, s, d)
+    # (K, N, C, *O): the taps' strided views stacked tap-major (contiguous copies)
+    flat = _stacked_taps(xp, k, s, d, outs, 2, 0)
     if kind == "max":
-        y = flat.max(axis=-1)
+        y = flat.max(axis=0)
         if return_indices:
-            arg = flat.argmax(axis=-1)
+            arg = flat.argmax(axis=0)
             idx = _flat_indices(arg, outs, k, s, d, p, x.shape[2:], nd, x.device)
             y, idx = (y, idx) if batched else (y[0], idx[0])
             return y, idx
     else:
         if count_include_pad and not any(extra):
-            y = flat.mean(axis=-1)
+            y = flat.mean(axis=0)
         else:
             # how many real (or counted padding) elements each window holds
             ones = _core.ones((1, 1) + tuple(x.shape[2:]), dtype=x.dtype, device=x.device)
@@ -402,9 +469,8 @@ def _pool(
             m = pad(
                 pad(ones, regular, value=1.0 if count_include_pad else 0.0), overhang, value=0.0
             )
-            cf, _ = _fields(m, k, s, d, nd)
-            cnt = cf.reshape(cf.shape[: 2 + nd] + (math.prod(k),)).sum(axis=-1)
-            y = flat.sum(axis=-1) / cnt
+            cnt = stack(_tap_views(m, k, s, d, outs, 2), axis=0).sum(axis=0)
+            y = flat.sum(axis=0) / cnt
     return y if batched else y[0]
 
 
