@@ -96,6 +96,8 @@ from . import data, datasets, optim
 from . import nn
 from . import amp
 from .amp import autocast
+from ._memory_format import channels_last, channels_last_3d, contiguous_format
+from ._memory_format import memory_format, preserve_format
 from . import _errstate, _npyio
 from ._errstate import *  # noqa: F403
 from ._npyio import *  # noqa: F403
@@ -155,8 +157,9 @@ globals().update(
 # NumPy's round(a, decimals=0, out=None) (the Array API's round(x) is its decimals=0 case).
 round = _math.around  # noqa: A001
 
-#: ``with ember.device("cpu"): ...`` and ``ember.device("cuda")`` (like ``torch.device``).
-device = Device
+#: ``with ember.device("cpu"): ...`` and ``ember.device("cuda")`` (like ``torch.device``), also in
+#: TensorFlow's spellings (``ember.device("/GPU:0")``): returns an ember.Device (ember/config.py).
+from .config import device  # noqa: E402
 
 e = 2.718281828459045
 pi = 3.141592653589793

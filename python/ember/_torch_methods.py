@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-from . import _core
+from . import _core, _memory_format
 from ._torch import (
     ValuesIndices,
     _arr,
@@ -331,11 +331,9 @@ def _install_methods():
         "repeat": _repeat,
         "flatten": _flatten,
         "numpy": _numpy,
-        "clone": lambda self, memory_format=None: self.copy(),
-        "contiguous": lambda self, memory_format=None: (
-            self if self.flags.c_contiguous else self.copy()
-        ),
-        "is_contiguous": lambda self, memory_format=None: builtins.bool(self.flags.c_contiguous),
+        "clone": _memory_format.clone,
+        "contiguous": _memory_format.contiguous,
+        "is_contiguous": _memory_format.is_contiguous,
         "unsqueeze": lambda self, dim: _core.expand_dims(self, dim),
         "permute": _permute,
         "expand": _expand,

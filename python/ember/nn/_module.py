@@ -9,7 +9,7 @@ import numbers
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from .. import _core
+from .. import _core, _memory_format
 from .._core import ndarray
 from ._grad_mode import detach, no_grad
 from ._parameter import Parameter
@@ -87,7 +87,7 @@ def _parse_to(args, kwargs):
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    fmt = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"{who}: unexpected keyword argument {next(iter(kwargs))!r}")
     args = list(args)
@@ -119,7 +119,11 @@ def _parse_to(args, kwargs):
                 f"{who}: only floating-point or complex dtypes are accepted, got dtype={dt}"
             )
         dtype = dt
-    return device, dtype
+    if fmt is not None:
+        from .._memory_format import _check
+
+        fmt = _check(fmt, who)
+    return device, dtype, fmt
 
 
 class Module:
@@ -467,11 +471,13 @@ class Module:
     def to(self, *args, **kwargs):
         """Moves and/or casts the parameters and buffers: ``to(device)``, ``to(dtype)``,
         ``to(device, dtype)``, ``to(array)`` (its device and dtype), keywords ``device=`` and
-        ``dtype=``. A dtype applies to floating-point (and complex) arrays only. Returns self.
+        ``dtype=``, ``memory_format=`` (``ember.channels_last`` lays out the 4-d parameters and
+        buffers as (N, H, W, C) in memory, as PyTorch's). A dtype applies to floating-point (and
+        complex) arrays only. Returns self.
 
         Parameters keep their identity: an optimizer built before ``to`` updates the moved ones.
         """
-        device, dtype = _parse_to(args, kwargs)
+        device, dtype, fmt = _parse_to(args, kwargs)
 
         def convert(t):
             out = t
@@ -479,6 +485,8 @@ class Module:
                 out = out.astype(dtype)
             if device is not None and out.device != device:
                 out = out.to(device)
+            if fmt is not None and out.ndim == _memory_format._RANK.get(fmt, out.ndim):
+                out = _memory_format.to_format(out, fmt, "ember.nn.Module.to")
             return out
 
         return self._apply(convert)
