@@ -183,6 +183,23 @@ class _TapScatter(Function):
         return _TapStack.apply(g, k, s, d, outs, first, axis), *(None,) * 7
 
 
+class _ZeroPad(Function):
+    """x inside a zero border (`lo`/`hi` per dimension, non-negative), written once into a new
+    C-ordered array (whatever x's strides): the layout copy and the padding in one pass."""
+
+    @staticmethod
+    def forward(ctx, x, lo, hi):
+        ctx.inner = tuple(slice(a, a + n) for a, n in zip(lo, x.shape, strict=True))
+        shape = tuple(n + a + b for n, a, b in zip(x.shape, lo, hi, strict=True))
+        out = _core.zeros(shape, dtype=x.dtype, device=x.device)
+        out[ctx.inner] = x
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return g[ctx.inner], None, None
+
+
 def _stacked_taps(x, k, s, d, outs, first, axis):
     """_TapStack when a gradient is wanted, else the plain stack (no autograd node)."""
     if x.requires_grad and is_grad_enabled():
@@ -296,10 +313,7 @@ def _conv_channels_last(input, weight, bias, s, d, p_lo, p_hi, groups):
     k = tuple(weight.shape[2:])
     to_last = (0, *range(2, 2 + nd), 1)
     xl = input.transpose(to_last)  # (N, *S, C): a view; a copy below unless already in order
-    pads = [0, 0]
-    for i in reversed(range(nd)):
-        pads += [p_lo[i], p_hi[i]]
-    xl = pad(xl, pads) if any(pads) else xl.copy()
+    xl = _ZeroPad.apply(xl, (0, *p_lo, 0), (0, *p_hi, 0))
     outs = _out_sizes(xl.shape[1 : 1 + nd], k, s, d)
     kk, positions = math.prod(k), n * math.prod(outs)
     cols = _stacked_taps(xl, k, s, d, outs, 1, 1 + nd)  # (N, *O, KK, C)
