@@ -408,3 +408,16 @@ from ._data_sampling import (  # noqa: E402
     WeightedRandomSampler,
 )
 from ._data_workers import WorkerInfo, get_worker_info  # noqa: E402
+
+
+def __getattr__(name):
+    # image datasets and batch transforms import on first use (Pillow is needed only then)
+    if name in ("IMG_EXTENSIONS", "ImageFolder", "ToArray"):
+        from . import _data_images
+
+        return getattr(_data_images, name)
+    if name == "transforms":
+        from . import _data_transforms
+
+        return _data_transforms
+    raise AttributeError(f"module 'ember.data' has no attribute {name!r}")
