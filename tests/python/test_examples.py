@@ -39,3 +39,20 @@ def test_demo_trains_to_95_percent_within_30_seconds():
     assert accuracy >= 95.0 and "OK" in last[-1]
     if seconds > 30:
         pytest.fail(f"the demo's training took {seconds:.1f} s (target 30 s)")
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_cnn_example_reaches_98_percent_on_the_digits(capsys):
+    accuracy = _load("cnn_digits").main(["--epochs", "8"])
+    assert "test accuracy" in capsys.readouterr().out
+    assert accuracy >= 0.98
+
+
+def test_the_cnn_example_with_amp_and_channels_last():
+    assert _load("cnn_digits").main(["--epochs", "4", "--amp", "--channels-last"]) >= 0.9
