@@ -32,6 +32,7 @@ import numpy as np
 from . import _core
 
 __all__ = [
+    "flatten",
     "rand_like",
     "randn_like",
     "randint_like",
@@ -365,6 +366,13 @@ def t(input):  # noqa: A002
     if input.ndim > 2:
         raise ValueError(f"ember.t: expects an array of at most 2 dimensions, got {input.ndim}")
     return input.swapaxes(0, 1) if input.ndim == 2 else input
+
+
+def flatten(input, start_dim=0, end_dim=-1):  # noqa: A002
+    """PyTorch's ``flatten``: dimensions `start_dim` .. `end_dim` merged into one (a view when
+    the strides allow)."""
+    input = _arr(input, "ember.flatten")
+    return input.flatten(start_dim, end_dim) if input.ndim else input.reshape((1,))
 
 
 def numel(input):  # noqa: A002

@@ -56,3 +56,16 @@ def test_the_cnn_example_reaches_98_percent_on_the_digits(capsys):
 
 def test_the_cnn_example_with_amp_and_channels_last():
     assert _load("cnn_digits").main(["--epochs", "4", "--amp", "--channels-last"]) >= 0.9
+
+
+def test_resnet50_example_has_torchvisions_parameters_and_trains():
+    mod = _load("resnet50")
+    import ember
+
+    assert sum(p.size for p in mod.resnet50().parameters()) == 25_557_032
+    model = mod.resnet50(num_classes=10)
+    first, images_per_s = mod.train_steps(model, 2, 32, 1, "cpu", amp=True, channels_last=True)
+    assert images_per_s > 0
+    assert all(bool(ember.isfinite(p).all()) for p in model.parameters())
+    x = ember.zeros((3, 4, 5))
+    assert ember.flatten(x, 1).shape == (3, 20) and ember.flatten(x).shape == (60,)
