@@ -396,4 +396,32 @@ ndarray.tolist = _tolist
 ndarray.__array_namespace__ = _array_namespace
 ndarray.__array_priority__ = 100  # NumPy defers mixed operators to ember
 
-_core._set_asarray_hook(asarray)
+
+def defers_to(obj):
+    """Whether ember leaves a mixed operation with `obj` to `obj`'s own type (NEP 13): `obj`
+    overrides NumPy's ufuncs (``__array_ufunc__``, or opts out with None) and reaches ember only
+    through ``__array__`` (neither ``__dlpack__`` nor ``__cuda_array_interface__``). Dask
+    arrays, xarray, pandas and pint objects are such higher-level containers: converting one
+    would compute or unwrap it behind the user's back."""
+    t = type(obj)
+    if issubclass(t, (ndarray, _np.ndarray, _np.generic)) or not hasattr(t, "__array_ufunc__"):
+        return False
+    return not (hasattr(t, "__dlpack__") or hasattr(t, "__cuda_array_interface__"))
+
+
+def _operand(obj, /, *, dtype=None, device=None, copy=None):
+    """The core's conversion of a non-ember object (src/python/convert.cpp): ``asarray``. An
+    operand (``x + obj``, ``ember.add(x, obj)``: the core passes ``device="cpu"``) that is a
+    container ember defers to raises TypeError instead, which makes ``x + obj`` return
+    NotImplemented, so that `obj`'s reflected operator runs. An argument of a function
+    (``ember.sum(obj)``: no device) is converted, as ``ember.asarray(obj)`` would."""
+    if device is not None and defers_to(obj):
+        t = type(obj)
+        raise TypeError(
+            f"ember: a {t.__module__}.{t.__qualname__} handles operations with ember arrays "
+            "itself (it overrides NumPy's ufuncs); convert it with ember.asarray first"
+        )
+    return _asarray(obj, dtype, device, copy)
+
+
+_core._set_asarray_hook(_operand)

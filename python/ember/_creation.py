@@ -34,32 +34,63 @@ __all__ = [
 ]
 
 
-def _like(x, dtype, device):
+def _like(x, dtype, device, shape, order, who):
+    """The shape (`shape` when given: NumPy's ``shape=`` override), dtype and device of `x`."""
+    if order not in ("K", "A", "C", "F"):
+        raise ValueError(f"ember.{who}: order must be one of 'K', 'A', 'C', 'F', got {order!r}")
     x = _asarray(x)
-    return x.shape, x.dtype if dtype is None else dtype, x.device if device is None else device
+    if shape is None:
+        shape = x.shape
+    elif not hasattr(shape, "__len__"):
+        shape = (operator.index(shape),)
+    else:
+        shape = tuple(operator.index(s) for s in shape)
+    return shape, x.dtype if dtype is None else dtype, x.device if device is None else device
 
 
-def empty_like(x, /, *, dtype=None, device=None, requires_grad=False):
-    """An uninitialized array with the shape (and by default dtype and device) of `x`."""
-    shape, dt, dev = _like(x, dtype, device)
+# NumPy's signatures (dtype, order, subok, shape); the result is always C-ordered, and an ember
+# array has no subclasses to keep.
+
+
+def empty_like(
+    x, /, dtype=None, order="K", subok=True, shape=None, *, device=None, requires_grad=False
+):
+    """An uninitialized array with the shape of `x` (or `shape`), and by default its dtype and
+    device."""
+    shape, dt, dev = _like(x, dtype, device, shape, order, "empty_like")
     return _core.empty(shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def zeros_like(x, /, *, dtype=None, device=None, requires_grad=False):
-    """Zeros with the shape (and by default dtype and device) of `x`."""
-    shape, dt, dev = _like(x, dtype, device)
+def zeros_like(
+    x, /, dtype=None, order="K", subok=True, shape=None, *, device=None, requires_grad=False
+):
+    """Zeros with the shape of `x` (or `shape`), and by default its dtype and device."""
+    shape, dt, dev = _like(x, dtype, device, shape, order, "zeros_like")
     return _core.zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def ones_like(x, /, *, dtype=None, device=None, requires_grad=False):
-    """Ones with the shape (and by default dtype and device) of `x`."""
-    shape, dt, dev = _like(x, dtype, device)
+def ones_like(
+    x, /, dtype=None, order="K", subok=True, shape=None, *, device=None, requires_grad=False
+):
+    """Ones with the shape of `x` (or `shape`), and by default its dtype and device."""
+    shape, dt, dev = _like(x, dtype, device, shape, order, "ones_like")
     return _core.ones(shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None, requires_grad=False):
-    """`fill_value` with the shape (and by default dtype and device) of `x`."""
-    shape, dt, dev = _like(x, dtype, device)
+def full_like(
+    x,
+    /,
+    fill_value,
+    dtype=None,
+    order="K",
+    subok=True,
+    shape=None,
+    *,
+    device=None,
+    requires_grad=False,
+):
+    """`fill_value` with the shape of `x` (or `shape`), and by default its dtype and device."""
+    shape, dt, dev = _like(x, dtype, device, shape, order, "full_like")
     return _core.full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
 
 

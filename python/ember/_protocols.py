@@ -13,7 +13,7 @@ import sys
 import numpy as _np
 
 from . import _core, cuda
-from ._array import asarray, asnumpy
+from ._array import asarray, asnumpy, defers_to
 
 ndarray = _core.ndarray
 
@@ -182,6 +182,11 @@ def _with_out(result, out):
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     em = _namespace()
     name = ufunc.__name__
+    out = kwargs.get("out", None)
+    # NEP 13: a container that overrides ufuncs itself (a Dask array, xarray, pandas) gets the
+    # call; NumPy hands it over when every override before it answers NotImplemented.
+    if any(defers_to(a) for a in inputs + (out if isinstance(out, tuple) else (out,))):
+        return NotImplemented
     out = kwargs.pop("out", None)
     if isinstance(out, tuple) and all(o is None for o in out):
         out = None
@@ -251,6 +256,15 @@ def _ember_function(func):
     return fn if callable(fn) and fn is not func else None
 
 
+# NumPy's creation functions reach ember only through ``like=`` (``np.asarray(data, like=x)``,
+# as Dask calls them with its ``_meta``): new arrays go to the device of `like`, as they go to
+# its type. An ember array given as data keeps its own device (no hidden transfer).
+_LIKE_CREATION = frozenset(
+    "array asarray asanyarray empty ones zeros full arange identity eye tri frombuffer fromiter "
+    "fromfunction fromstring fromfile loadtxt genfromtxt".split()
+)
+
+
 def _array_function(self, func, types, args, kwargs):
     if not all(issubclass(t, ndarray | _np.ndarray) for t in types):
         return NotImplemented
@@ -259,7 +273,30 @@ def _array_function(self, func, types, args, kwargs):
         module = getattr(func, "__module__", "numpy") or "numpy"
         module = "numpy" if module.startswith("numpy._core") else module
         raise _unsupported(f"{module}.{func.__name__}")
+    if (
+        func.__name__ in _LIKE_CREATION
+        and kwargs.get("device") is None
+        and not (args and isinstance(args[0], ndarray))
+    ):
+        kwargs = {**kwargs, "device": self.device}
+        if func.__name__ == "arange" and len(args) == 4:  # NumPy's dtype may come 4th
+            args, kwargs = args[:3], {**kwargs, "dtype": args[3]}
     return fn(*args, **kwargs)
 
 
 ndarray.__array_function__ = _array_function
+
+
+# ---- Dask ---------------------------------------------------------------------------------
+
+
+def _dask_tokenize(self):
+    """Dask's token of the array: its contents hashed in place, on its device (no host copy;
+    ember/dask/_tokenize.py). Dask asks for it as soon as it meets an ember array
+    (``da.from_array``), so this first contact also registers ember with Dask."""
+    from .dask import _tokenize
+
+    return _tokenize.token(self)
+
+
+ndarray.__dask_tokenize__ = _dask_tokenize
