@@ -200,6 +200,19 @@ bool mixed_dtypes(std::span<const Operand> xs) {
     return false;
 }
 
+// x ** 2 with a Python 2 (or 2.0 on a float array) is square(x), NumPy's fast path: the same
+// dtype and values, one multiply instead of a pow per element.
+bool is_square_power(std::span<const Operand> xs) {
+    if (xs[0].is_scalar || !xs[1].is_scalar) return false;
+    const Scalar& e = xs[1].scalar;
+    const DType t = xs[0].dtype();
+    const bool two = (e.weak == WeakKind::integer && e.i == 2) ||
+                     (e.weak == WeakKind::floating && e.c.real() == 2.0 && is_inexact(t));
+    if (!two || t == DType::bool_) return false;
+    const LoopChoice& c = loop_for(ops::OpId::square, t);
+    return c.ok && c.loop == t;
+}
+
 }  // namespace
 
 OpTypes resolve_op_types(ops::OpId op, std::span<const Operand> xs) {
@@ -231,6 +244,8 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
                         std::to_string(xs.size()));
     if (op == ops::OpId::pow && is_sqrt_power(xs)) [[unlikely]]
         return map(ops::OpId::sqrt, xs.first(1), out);
+    if (op == ops::OpId::pow && is_square_power(xs)) [[unlikely]]
+        return map(ops::OpId::square, xs.first(1), out);
     OpTypes ty = resolve_op_types(op, xs);
     // Python integers beyond the loop type: comparisons answer exactly (as NumPy 2 does) by
     // widening the loop; everything else raises OverflowError.

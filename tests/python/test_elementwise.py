@@ -406,3 +406,15 @@ def test_bfloat16_rounding_of_results(device):
     # 3 + 2**-7 is a tie between 3 and 3 + 2**-6: even mantissa wins
     expected = cast_like_numpy(np.array([1.0, 1.0 + 2.0**-7, 3.0]), "bfloat16")
     assert_close(ember.add(x, y), expected, "bfloat16", exact=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int8", "int32", "uint16", "complex64"])
+@pytest.mark.parametrize("exponent", [2, 2.0])
+def test_square_power_fast_path_matches_numpy(device, dtype, exponent):
+    # x ** 2 runs as square(x) (NumPy's fast path): same dtype and values as NumPy's power
+    a = np.arange(-4, 5).astype(dtype)
+    x = ember.asarray(a, device=device)
+    want = a**exponent
+    got = x**exponent
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(ember.asnumpy(got), want)
