@@ -795,7 +795,7 @@ def all(x, axis = ..., out = ..., keepdims: bool = ..., *, initial = ..., where 
     """Whether all elements along the axes are true."""
 def any(x, axis = ..., out = ..., keepdims: bool = ..., *, initial = ..., where = ...) -> Any:
     """Whether any element along the axes is true."""
-def arange(start, stop = ..., step = ..., *, dtype = ..., device = ..., requires_grad: bool = ...) -> ndarray:
+def arange(start, stop = ..., step = ..., dtype = ..., *, device = ..., requires_grad: bool = ...) -> ndarray:
     """Evenly spaced values in [start, stop) with the given step."""
 def argmax(x, axis = ..., out = ..., *, keepdims: bool = ...) -> Any:
     """Index of the first maximum (NaN counts as the maximum)."""

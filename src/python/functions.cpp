@@ -259,9 +259,9 @@ void bind_creation(nb::module_& m) {
             return grad_leaf(arange(a, b, d, to_opt_dtype(dtype, who), dev_or_default(device, who)),
                              requires_grad);
         },
-        "start"_a, "stop"_a.none() = nb::none(), "step"_a.none() = nb::none(), nb::kw_only(),
-        "dtype"_a.none() = nb::none(), "device"_a.none() = nb::none(), "requires_grad"_a = false,
-        "Evenly spaced values in [start, stop) with the given step.");
+        "start"_a, "stop"_a.none() = nb::none(), "step"_a.none() = nb::none(),
+        "dtype"_a.none() = nb::none(), nb::kw_only(), "device"_a.none() = nb::none(),
+        "requires_grad"_a = false, "Evenly spaced values in [start, stop) with the given step.");
     m.def(
         "linspace",
         [scal](nb::handle start, nb::handle stop, int64_t num, bool endpoint, bool retstep,
