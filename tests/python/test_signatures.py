@@ -79,6 +79,8 @@ def _numpy_positional(f):
     if isinstance(f, np.ufunc):
         names = ["x"] if f.nin == 1 else [f"x{i + 1}" for i in range(f.nin)]
         return names + ["out"]
+    if f is np.arange:  # its text signature hides the positional dtype it takes
+        return ["start_or_stop", "stop", "step", "dtype"]
     try:
         sig = inspect.signature(f)
     except (TypeError, ValueError):
