@@ -87,6 +87,8 @@ def _config():
         "driver_version": b["cuda_driver_version"],
         "nvrtc_version": ".".join(map(str, b["nvrtc_version"])) if b["nvrtc_version"] else None,
         "kernel_cache_dir": _cuda.kernel_cache_dir(),
+        # issue 27: cuDNN is not loaded yet; GPU convolutions run im2col + cuBLAS
+        "convolution": "ember's im2col + cuBLAS (cuDNN not used)",
     }
     if not b["nvrtc_version"]:
         cuda["nvrtc_unavailable_reason"] = b["nvrtc_unavailable_reason"]

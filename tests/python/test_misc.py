@@ -33,6 +33,7 @@ def test_show_config_and_runtime(capsys):
     assert ember.show_config() is None
     out = capsys.readouterr().out
     assert "CPU:" in out and f"  blas: {d['CPU']['blas']}" in out and "CUDA:" in out
+    assert "cuDNN not used" in d["CUDA"]["convolution"]  # the notice of issue 27
     ember.show_runtime()
     out = capsys.readouterr().out
     assert f"  threads: {d['CPU']['threads']}" in out
