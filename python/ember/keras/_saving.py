@@ -1,0 +1,250 @@
+"""Saving and loading: ``model.save("m.keras")`` writes a zip archive holding ``config.json``
+(the model's class and config, its build and compile configs), ``metadata.json`` and
+``model.weights.safetensors`` (the weights under Keras's ``layers/<name>/vars/<i>`` paths);
+``keras.models.load_model`` rebuilds the model from the JSON and loads the weights. Nothing is
+pickled, so loading never runs code from the file."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import tempfile
+import zipfile
+
+import ember as _e
+
+from .._serialization import load_safetensors, save_safetensors
+from ._layer import Layer, registered, to_snake_case
+
+CONFIG = "config.json"
+METADATA = "metadata.json"
+WEIGHTS = "model.weights.safetensors"
+FORMAT_VERSION = "ember-keras-1"
+OPTIMIZER = "optimizer/"
+
+
+def serialize_layer(layer):
+    conf = {
+        "module": "ember.keras",
+        "class_name": type(layer).__name__,
+        "config": layer.get_config(),
+    }
+    build = layer.get_build_config() if hasattr(layer, "get_build_config") else None
+    if build is not None:
+        conf["build_config"] = build
+    return conf
+
+
+def deserialize_layer(conf, custom_objects=None):
+    cls = registered(conf["class_name"], custom_objects)
+    config = dict(conf["config"])
+    if hasattr(cls, "from_config"):
+        try:
+            layer = cls.from_config(config, custom_objects)
+        except TypeError:
+            layer = cls.from_config(config)
+    else:
+        layer = cls(**config)
+    build = conf.get("build_config")
+    if build and isinstance(layer, Layer) and not layer.built:
+        layer.build_from_config(build)
+    return layer
+
+
+def _weights_dict(model):
+    """``layers/<name>/.../vars/<i>`` -> array, walking nested layers in order."""
+    out = {}
+
+    for path, v in _variables_by_path(model).items():
+        out[path] = v.detach()
+    return out
+
+
+def _variables_by_path(model):
+    """Keras 3's weight paths: ``layers/<snake class name, numbered in order>/vars/<i>``, so a
+    file loads into any model of the same structure whatever its layers are named."""
+    out = {}
+
+    def walk(layer, prefix):
+        for i, v in enumerate(layer._tracked):
+            out[f"{prefix}vars/{i}"] = v
+        used = {}
+        for child in layer._sublayers():
+            base = to_snake_case(type(child).__name__)
+            n = used.get(base, 0)
+            used[base] = n + 1
+            walk(child, f"{prefix}layers/{base if n == 0 else f'{base}_{n}'}/")
+
+    walk(model, "")
+    return out
+
+
+def _check_path(filepath, suffix, who, overwrite):
+    path = os.fspath(filepath)
+    if not path.endswith(suffix):
+        raise ValueError(f"{who}: the filename must end in `{suffix}`. Received: filepath={path}")
+    if not overwrite and os.path.exists(path):
+        raise FileExistsError(f"{who}: {path} exists and overwrite=False")
+    return path
+
+
+def save_weights(model, filepath, overwrite=True):
+    path = _check_path(filepath, ".weights.safetensors", "Model.save_weights", overwrite)
+    save_safetensors(_weights_dict(model), path, metadata={"format": FORMAT_VERSION})
+
+
+def _assign_all(model, loaded, where, skip_mismatch=False):
+    mine = _weights_dict(model)
+    loaded = {k: v for k, v in loaded.items() if not k.startswith(OPTIMIZER)}
+    missing = [k for k in mine if k not in loaded]
+    extra = [k for k in loaded if k not in mine]
+    if (missing or extra) and not skip_mismatch:
+        raise ValueError(
+            f"{where}: the saved weights do not match the model: missing {missing[:5]}, "
+            f"unexpected {extra[:5]}"
+        )
+    for k, v in _variables_by_path(model).items():
+        if k not in loaded:
+            continue
+        w = loaded[k]
+        if tuple(w.shape) != tuple(v.shape):
+            if skip_mismatch:
+                continue
+            raise ValueError(
+                f"{where}: weight {k!r} has shape {tuple(w.shape)} in the file but "
+                f"{tuple(v.shape)} in the model"
+            )
+        v.assign(w)
+
+
+def load_weights(model, filepath, skip_mismatch=False):
+    path = os.fspath(filepath)
+    if path.endswith(".keras"):
+        with zipfile.ZipFile(path) as z, tempfile.TemporaryDirectory() as tmp:
+            z.extract(WEIGHTS, tmp)
+            loaded = load_safetensors(os.path.join(tmp, WEIGHTS), device=_device_of(model))
+    elif path.endswith(".weights.safetensors"):
+        loaded = load_safetensors(path, device=_device_of(model))
+    else:
+        raise ValueError(
+            "Model.load_weights: the filename must end in `.weights.safetensors` or `.keras`. "
+            f"Received: filepath={path}"
+        )
+    _assign_all(model, _flat(loaded), f"Model.load_weights({path!r})", skip_mismatch)
+
+
+def _flat(tree, prefix=""):
+    out = {}
+    for k, v in tree.items():
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}/"))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _device_of(model):
+    ws = model.weights
+    return ws[0].device if ws else _e.get_default_device()
+
+
+def save_model(model, filepath, overwrite=True):
+    path = _check_path(filepath, ".keras", "Model.save", overwrite)
+    config = serialize_layer(model)
+    compile_config = getattr(model, "_compile_config", None)
+    if getattr(model, "compiled", False) and compile_config is not None:
+        config["compile_config"] = compile_config
+    meta = {
+        "keras_version": "3 (ember.keras)",
+        "format": FORMAT_VERSION,
+        "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
+    }
+    arrays = _weights_dict(model)
+    opt = getattr(model, "optimizer", None)
+    if getattr(model, "compiled", False) and opt is not None and opt._vars:
+        # the optimizer's iteration count and slots, keyed by trainable-weight order, so that
+        # a reloaded model resumes training where it stopped (as Keras's .keras files do)
+        for key, a in opt.state_arrays(model.trainable_weights).items():
+            arrays[f"{OPTIMIZER}{key}"] = a
+    with tempfile.TemporaryDirectory() as tmp:
+        wpath = os.path.join(tmp, WEIGHTS)
+        save_safetensors(arrays, wpath, metadata={"format": FORMAT_VERSION})
+        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as z:
+            z.writestr(CONFIG, json.dumps(config, indent=1))
+            z.writestr(METADATA, json.dumps(meta))
+            z.write(wpath, WEIGHTS)
+
+
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002
+    """Rebuilds a model saved with ``model.save("....keras")``: its layers from the JSON config,
+    its weights from the safetensors file (on the current default device), and, with
+    ``compile=True``, its compile settings."""
+    path = os.fspath(filepath)
+    who = "ember.keras.models.load_model"
+    if not path.endswith(".keras"):
+        raise ValueError(
+            f"{who}: file format not supported: filepath={path}. ember.keras loads `.keras` "
+            "archives written by model.save()"
+        )
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{who}: no file at {path!r}")
+    try:
+        z = zipfile.ZipFile(path)
+    except zipfile.BadZipFile:
+        raise ValueError(f"{who}: {path!r} is not a .keras archive (not a zip file)") from None
+    with z, tempfile.TemporaryDirectory() as tmp:
+        names = set(z.namelist())
+        if CONFIG not in names or WEIGHTS not in names:
+            raise ValueError(
+                f"{who}: {path!r} lacks {CONFIG} or {WEIGHTS}; it was not written by ember.keras"
+            )
+        config = json.loads(z.read(CONFIG).decode("utf-8"))
+        z.extract(WEIGHTS, tmp)
+        model = deserialize_layer(config, custom_objects)
+        loaded = _flat(load_safetensors(os.path.join(tmp, WEIGHTS), device=_device_of(model)))
+    _assign_all(model, loaded, f"{who}({path!r})")
+    cc = config.get("compile_config")
+    if compile and cc is not None:
+        from . import losses, metrics, optimizers
+
+        loss = cc.get("loss")
+        loss = _deser_loss(loss, losses, custom_objects)
+        model.compile(
+            optimizer=optimizers.deserialize(cc["optimizer"], custom_objects),
+            loss=loss,
+            loss_weights=cc.get("loss_weights"),
+            metrics=_deser_metrics(cc.get("metrics"), metrics, custom_objects),
+        )
+        state = {k[len(OPTIMIZER) :]: v for k, v in loaded.items() if k.startswith(OPTIMIZER)}
+        if state:
+            model.optimizer.load_state_arrays(model.trainable_weights, state)
+    return model
+
+
+def _deser_loss(loss, losses, custom_objects):
+    if loss is None or isinstance(loss, str):
+        if isinstance(loss, str) and custom_objects and loss in custom_objects:
+            return custom_objects[loss]
+        return loss
+    if isinstance(loss, list):
+        return [_deser_loss(x, losses, custom_objects) for x in loss]
+    if isinstance(loss, dict) and "class_name" in loss:
+        return losses.deserialize(loss, custom_objects)
+    if isinstance(loss, dict):
+        return {k: _deser_loss(v, losses, custom_objects) for k, v in loss.items()}
+    return loss
+
+
+def _deser_metrics(m, metrics, custom_objects):
+    if m is None or isinstance(m, str):
+        if isinstance(m, str) and custom_objects and m in custom_objects:
+            return custom_objects[m]
+        return m
+    if isinstance(m, list):
+        return [_deser_metrics(x, metrics, custom_objects) for x in m]
+    if isinstance(m, dict) and "class_name" in m:
+        return metrics.get(m)
+    if isinstance(m, dict):
+        return {k: _deser_metrics(v, metrics, custom_objects) for k, v in m.items()}
+    return m
