@@ -318,6 +318,15 @@ def _permute(self, *dims):
     return _core_transpose(self, tuple(dims))
 
 
+def _format(self, spec):
+    """format(x, spec): a 0-d array formats as its value (NumPy's rule); others only with ''."""
+    if self.ndim == 0:
+        return format(self.item(), spec)
+    if spec:
+        raise TypeError(f"unsupported format string passed to ember.ndarray.__format__: {spec!r}")
+    return str(self)
+
+
 def _install_methods():
     nd = _core.ndarray
     global _core_view, _core_transpose, _core_repeat, _core_flatten
@@ -331,6 +340,7 @@ def _install_methods():
         "repeat": _repeat,
         "flatten": _flatten,
         "numpy": _numpy,
+        "__format__": _format,
         "clone": _memory_format.clone,
         "contiguous": _memory_format.contiguous,
         "is_contiguous": _memory_format.is_contiguous,

@@ -501,3 +501,14 @@ def test_a_freed_array_releases_what_it_holds_at_once():
         assert float((view + view).sum()) == 30.0
         del view
         assert sys.getrefcount(host) == refs
+
+
+def test_format_of_0d_arrays_is_the_values(device):
+    # NumPy's rule: format(x, spec) of a 0-d array formats its value; other arrays take no spec
+    x = ember.asarray(np.float32(2.5), device=device)
+    assert f"{x:.3f}" == f"{np.float32(2.5):.3f}" == "2.500"
+    assert f"{ember.asarray(7, device=device):4d}" == "   7"
+    a = ember.arange(3, device=device)
+    assert f"{a}" == str(a)
+    with pytest.raises(TypeError, match="unsupported format string"):
+        f"{a:.2f}"
