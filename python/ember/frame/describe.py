@@ -1,0 +1,88 @@
+"""describe and quantile (on the device; only the summary numbers come back to the host)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+import ember as _em
+
+from . import dtypes as _dt
+
+
+def _percentiles(percentiles):
+    if percentiles is None:
+        return [0.25, 0.5, 0.75]
+    ps = sorted(set(float(p) for p in percentiles) | {0.5})
+    for p in ps:
+        if not 0 <= p <= 1:
+            raise ValueError(
+                f"ember.frame.describe: percentiles should all be in the interval [0, 1], got {p}"
+            )
+    return ps
+
+
+def _pct_label(p):
+    s = f"{p * 100:.10g}"
+    return f"{s}%"
+
+
+def quantile(series, q=0.5, interpolation="linear"):
+    col = series._col
+    if col.kind != "num":
+        raise TypeError(f"ember.frame.Series.quantile: not supported for dtype {col.dtype}")
+    vals = col.data[col.valid()].astype(_em.float64)
+    scalar = np.isscalar(q)
+    qs = [q] if scalar else list(q)
+    if vals.shape[0] == 0:
+        out = [np.nan] * len(qs)
+    else:
+        qa = _em.asarray(np.asarray(qs, dtype=np.float64), device=col.device)
+        out = _em.asnumpy(_em.quantile(vals, qa, method=interpolation)).tolist()
+    if scalar:
+        return out[0]
+    from .series import Series
+
+    return Series(np.asarray(out), index=pd.Index(qs), name=series.name)
+
+
+def describe_numbers(series, percentiles=None):
+    ps = _percentiles(percentiles)
+    col = series._col
+    labels = ["count", "mean", "std", "min"] + [_pct_label(p) for p in ps] + ["max"]
+    cnt = series.count()
+    if cnt == 0:
+        vals = [0.0] + [np.nan] * (len(labels) - 1)
+    else:
+        qs = quantile(series, ps)
+        q = qs.to_pandas().tolist() if hasattr(qs, "to_pandas") else [qs]
+        vals = [float(cnt), series.mean(), series.std(), float(series.min())]
+        vals += q + [float(series.max())]
+    del col
+    return labels, vals
+
+
+def describe_series(series, percentiles=None):
+    from .series import Series
+
+    col = series._col
+    if col.kind == "num" and not _dt.is_bool(col.dtype):
+        labels, vals = describe_numbers(series, percentiles)
+        return Series(
+            np.asarray(vals, dtype=np.float64),
+            index=pd.Index(labels, dtype=object),
+            name=series.name,
+            device=series.device,
+        )
+    if col.kind == "time":
+        raise NotImplementedError("ember.frame.Series.describe: datetime columns")
+    vc = series.value_counts()
+    count = series.count()
+    top = vc.index.tolist()[0] if len(vc) else np.nan
+    freq = int(vc.iloc[0]) if len(vc) else np.nan
+    return pd.Series(
+        [count, len(vc), top, freq],
+        index=["count", "unique", "top", "freq"],
+        name=series.name,
+        dtype=object,
+    )

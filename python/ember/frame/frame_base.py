@@ -1,0 +1,149 @@
+"""What Series and DataFrame share: operators, head/tail, loc/iloc, the default device."""
+
+from __future__ import annotations
+
+import ember as _em
+
+_ARITH = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow"]
+_CMP = ["eq", "ne", "lt", "le", "gt", "ge"]
+_LOGIC = {"and": "and", "or": "or", "xor": "xor"}
+
+
+def default_device(data=None) -> str:
+    if isinstance(data, _em.ndarray):
+        return str(data.device)
+    dev = getattr(data, "device", None)
+    if isinstance(dev, str) and dev in ("cpu", "cuda"):
+        return dev
+    return str(_em.get_default_device())
+
+
+def _make(op, reflected=False):
+    def f(self, other):
+        return self._binop(other, op, reflected)
+
+    f.__name__ = f"__{'r' if reflected else ''}{op}__"
+    return f
+
+
+def _named(op, reflected=False):
+    def f(self, other, axis=None, fill_value=None):
+        if fill_value is not None:
+            self = self.fillna(fill_value)
+            if hasattr(other, "fillna"):
+                other = other.fillna(fill_value)
+        return self._binop(other, op, reflected)
+
+    f.__name__ = ("r" if reflected else "") + op
+    return f
+
+
+class UnsupportedError(NotImplementedError, AttributeError):
+    """A pandas method ember.frame does not provide (an AttributeError too, so hasattr works)."""
+
+
+def unsupported(cls_name, name):
+    import pandas as pd
+
+    if hasattr(getattr(pd, cls_name), name):
+        return UnsupportedError(
+            f"ember.frame.{cls_name}.{name} is not implemented (pandas' "
+            f"{cls_name}.{name} has no device version here)"
+        )
+    return AttributeError(f"'{cls_name}' object has no attribute '{name}'")
+
+
+class FrameBase:
+    @classmethod
+    def _add_operators(cls):
+        for op in _ARITH:
+            setattr(cls, f"__{op}__", _make(op))
+            setattr(cls, f"__r{op}__", _make(op, True))
+            setattr(cls, op, _named(op))
+            setattr(cls, "r" + op, _named(op, True))
+        for op in _CMP:
+            setattr(cls, f"__{op}__", _make(op))
+            setattr(cls, op, _named(op))
+        for op in _LOGIC:
+            setattr(cls, f"__{op}__", _make(op))
+            setattr(cls, f"__r{op}__", _make(op, True))
+        cls.div = cls.truediv
+        cls.divide = cls.truediv
+        cls.multiply = cls.mul
+        cls.subtract = cls.sub
+        cls.rdiv = cls.rtruediv
+        cls.__hash__ = None
+
+    def head(self, n=5):
+        k = len(self)
+        return self._slice(0, n if n >= 0 else max(k + n, 0))
+
+    def tail(self, n=5):
+        k = len(self)
+        if n == 0:
+            return self._slice(k, k)
+        return self._slice(max(k - n, 0) if n > 0 else -n, k)
+
+    @property
+    def iloc(self):
+        from .indexing import ILoc
+
+        return ILoc(self)
+
+    @property
+    def loc(self):
+        from .indexing import Loc
+
+        return Loc(self)
+
+    @property
+    def at(self):
+        """Label access to one value (``loc`` with scalar labels)."""
+        from .indexing import Loc
+
+        return Loc(self)
+
+    @property
+    def iat(self):
+        """Positional access to one value (``iloc`` with integer positions)."""
+        from .indexing import ILoc
+
+        return ILoc(self)
+
+    def sample(self, n=None, frac=None, replace=False, random_state=None, ignore_index=False):
+        """Random rows drawn on the device with ember.random (the same seed gives the same rows
+        on every device, though not the rows pandas' generator would pick)."""
+        import ember as em
+
+        total = len(self)
+        if n is not None and frac is not None:
+            raise ValueError("ember.frame.sample: Please enter a value for `frac` OR `n`, not both")
+        k = (1 if frac is None else int(round(frac * total))) if n is None else int(n)
+        if k < 0:
+            raise ValueError(f"ember.frame.sample: A negative number of rows requested: {k}")
+        if k > total and not replace:
+            raise ValueError(
+                "ember.frame.sample: Cannot take a larger sample than population "
+                "when 'replace=False'"
+            )
+        rng = em.random.default_rng(random_state)
+        if replace:
+            idx = rng.integers(0, max(total, 1), size=k, device=self.device)
+        else:
+            idx = rng.permutation(total, device=self.device)[:k]
+        idx = idx.astype(em.int64)
+        out = self._take(idx)
+        if ignore_index:
+            from .index import RangeIndex
+
+            out.index = RangeIndex(len(out), device=self.device)
+        return out
+
+    def __bool__(self):
+        raise ValueError(
+            f"The truth value of a {type(self).__name__} is ambiguous. "
+            "Use a.empty, a.bool(), a.item(), a.any() or a.all()."
+        )
+
+    def pipe(self, func, *args, **kwargs):
+        return func(self, *args, **kwargs)

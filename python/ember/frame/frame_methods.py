@@ -1,0 +1,524 @@
+"""DataFrame methods applied column by column or over row keys (mixed into DataFrame)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+import ember as _em
+
+from . import algos, missing, ops
+from . import dtypes as _dt
+from .column import Column
+from .index import RangeIndex
+
+
+def _df(cols, index):
+    from .dataframe import DataFrame
+
+    return DataFrame._from_columns(cols, index)
+
+
+def _aligned_binop(a, b, op, reflected):
+    """Frames with differing labels: union of the row labels (via align) and of the column names
+    (label metadata, sorted as pandas does); a column missing on one side gives nulls."""
+    from .align import reindex_column, union_index
+    from .series import Series
+
+    if a.index.equals(b.index):
+        idx = a.index
+    else:
+        idx = union_index([a.index, b.index], f"DataFrame.{op}")
+    names = pd.Index(list(a._data)).union(pd.Index(list(b._data)))
+    n = len(idx)
+    cols = {}
+    for k in names:
+        parts = []
+        for f in (a, b):
+            if k in f._data:
+                parts.append(reindex_column(Series._from_column(f._data[k], f.index), idx))
+            else:
+                parts.append(
+                    Column(
+                        np.dtype("float64"), _em.full(n, np.nan, dtype=_em.float64, device=a.device)
+                    )
+                )
+        cols[k] = ops.binary(parts[0], parts[1], op, reflected)
+    return _df(cols, idx)
+
+
+class FrameMethods:
+    # ---- helpers -----------------------------------------------------------------------------
+    def _map(self, fn):
+        return _df({k: fn(c) for k, c in self._data.items()}, self.index)
+
+    def _keys(self, by, func):
+        if by is None:
+            return list(self._data)
+        names = [by] if not isinstance(by, (list, tuple)) else list(by)
+        for k in names:
+            if k not in self._data:
+                raise KeyError(k)
+        return names
+
+    def _inplace(self, out, inplace):
+        if not inplace:
+            return out
+        self._init(out._data, out.index)
+        return None
+
+    # ---- arithmetic --------------------------------------------------------------------------
+    def _binop(self, other, op, reflected=False):
+        from .dataframe import DataFrame
+        from .series import Series
+
+        if isinstance(other, DataFrame):
+            if list(other._data) != list(self._data) or not self.index.equals(other.index):
+                return _aligned_binop(self, other, op, reflected)
+            return _df(
+                {k: ops.binary(c, other._data[k], op, reflected) for k, c in self._data.items()},
+                self.index,
+            )
+        if isinstance(other, Series):
+            # pandas matches a Series' labels against the columns
+            vals = dict(zip(other.index.tolist(), other.tolist(), strict=False))
+            return _df(
+                {k: ops.binary(c, vals.get(k), op, reflected) for k, c in self._data.items()},
+                self.index,
+            )
+        return _df(
+            {k: ops.binary(c, other, op, reflected) for k, c in self._data.items()}, self.index
+        )
+
+    def __invert__(self):
+        return self._map(lambda c: ops.unary(c, "invert"))
+
+    def __neg__(self):
+        return self._map(lambda c: ops.unary(c, "neg"))
+
+    def abs(self):
+        return self._map(lambda c: ops.unary(c, "abs"))
+
+    # ---- missing -----------------------------------------------------------------------------
+    def isna(self):
+        return self._map(lambda c: Column(np.dtype(bool), c.isnull()))
+
+    isnull = isna
+
+    def notna(self):
+        return self._map(lambda c: Column(np.dtype(bool), c.valid()))
+
+    notnull = notna
+
+    def fillna(self, value=None, *, inplace=False):
+        if value is None:
+            raise ValueError("ember.frame.DataFrame.fillna: Must specify a fill 'value'")
+        if isinstance(value, dict):
+            out = _df(
+                {
+                    k: missing.fillna(c, value[k]) if k in value else c
+                    for k, c in self._data.items()
+                },
+                self.index,
+            )
+        else:
+            out = self._map(lambda c: missing.fillna(c, value))
+        return self._inplace(out, inplace)
+
+    def ffill(self):
+        return self._map(missing.ffill)
+
+    def bfill(self):
+        return self._map(lambda c: missing.ffill(c, backward=True))
+
+    def dropna(
+        self, *, axis=0, how=None, thresh=None, subset=None, ignore_index=False, inplace=False
+    ):
+        if axis not in (0, "index"):
+            raise NotImplementedError("ember.frame.DataFrame.dropna: axis=1")
+        if how is not None and thresh is not None:
+            raise TypeError(
+                "ember.frame.DataFrame.dropna: You cannot set both the how and "
+                "thresh arguments at the same time."
+            )
+        how = how or "any"
+        if how not in ("any", "all"):
+            raise ValueError(f"ember.frame.DataFrame.dropna: invalid how option: {how}")
+        names = self._keys(subset, "dropna")
+        n = len(self)
+        nvalid = _em.zeros(n, dtype=_em.int64, device=self.device)
+        for k in names:
+            nvalid = nvalid + self._data[k].valid().astype(_em.int64)
+        if thresh is not None:
+            keep = nvalid >= thresh
+        elif how == "any":
+            keep = nvalid == len(names)
+        else:
+            keep = nvalid > 0
+        out = self._take(_em.nonzero(keep)[0])
+        if ignore_index:
+            out.index = RangeIndex(len(out), device=self.device)
+        return self._inplace(out, inplace)
+
+    def where(self, cond, other=np.nan):
+        return self._cond_map(cond, other, False)
+
+    def mask(self, cond, other=np.nan):
+        return self._cond_map(cond, other, True)
+
+    def _cond_map(self, cond, other, invert):
+        from .dataframe import DataFrame
+
+        out = {}
+        for k in self._data:
+            s = self[k]
+            cc = cond[k] if isinstance(cond, DataFrame) else cond
+            out[k] = (s.mask(cc, other) if invert else s.where(cc, other))._col
+        return _df(out, self.index)
+
+    def replace(self, to_replace=None, value=None):
+        return self._map(lambda c: missing.replace(c, to_replace, value))
+
+    def clip(self, lower=None, upper=None):
+        return self._map(lambda c: missing.clip(c, lower, upper))
+
+    def round(self, decimals=0):
+        return _df({k: self[k].round(decimals)._col for k in self._data}, self.index)
+
+    def astype(self, dtype, copy=None, errors="raise"):
+        from .cast import astype
+
+        if isinstance(dtype, dict):
+            for k in dtype:
+                if k not in self._data:
+                    raise KeyError(
+                        "Only a column name can be used for the key in a dtype "
+                        f"mappings argument. '{k}' not found in columns."
+                    )
+            return _df(
+                {
+                    k: astype(c, dtype[k], "DataFrame.astype") if k in dtype else c
+                    for k, c in self._data.items()
+                },
+                self.index,
+            )
+        return self._map(lambda c: astype(c, dtype, "DataFrame.astype"))
+
+    # ---- reductions --------------------------------------------------------------------------
+    def _reduce(self, how, numeric_only=False, **kw):
+        from .series import Series
+
+        names, vals = [], []
+        for k, c in self._data.items():
+            if numeric_only and c.kind != "num":
+                continue
+            names.append(k)
+            vals.append(ops.reduce(c, how, **kw))
+        return Series(pd.Series(vals, index=pd.Index(names, dtype=object)), device=self.device)
+
+    def sum(self, numeric_only=False, min_count=0):
+        return self._reduce("sum", numeric_only, min_count=min_count)
+
+    def prod(self, numeric_only=False):
+        return self._reduce("prod", numeric_only)
+
+    def mean(self, numeric_only=False):
+        return self._reduce("mean", numeric_only)
+
+    def median(self, numeric_only=False):
+        return self._reduce("median", numeric_only)
+
+    def min(self, numeric_only=False):
+        return self._reduce("min", numeric_only)
+
+    def max(self, numeric_only=False):
+        return self._reduce("max", numeric_only)
+
+    def std(self, ddof=1, numeric_only=False):
+        return self._reduce("std", numeric_only, ddof=ddof)
+
+    def var(self, ddof=1, numeric_only=False):
+        return self._reduce("var", numeric_only, ddof=ddof)
+
+    def count(self):
+        return self._reduce("count")
+
+    def any(self):
+        return self._reduce("any")
+
+    def all(self):
+        return self._reduce("all")
+
+    def nunique(self, dropna=True):
+        return self._reduce_series(lambda s: s.nunique(dropna=dropna))
+
+    def _reduce_series(self, fn):
+        from .series import Series
+
+        vals = [fn(self[k]) for k in self._data]
+        return Series(
+            pd.Series(vals, index=pd.Index(list(self._data), dtype=object)), device=self.device
+        )
+
+    def describe(self, percentiles=None):
+        from .describe import describe_numbers
+
+        num = [k for k, c in self._data.items() if c.kind == "num" and not _dt.is_bool(c.dtype)]
+        if not num:
+            raise NotImplementedError(
+                "ember.frame.DataFrame.describe: frames without numeric columns"
+            )
+        out = {}
+        labels = None
+        for k in num:
+            labels, vals = describe_numbers(self[k], percentiles)
+            out[k] = np.asarray(vals, dtype=np.float64)
+        from .dataframe import DataFrame
+
+        return DataFrame(out, index=pd.Index(labels, dtype=object), device=self.device)
+
+    # ---- rows --------------------------------------------------------------------------------
+    def sort_values(
+        self,
+        by,
+        *,
+        axis=0,
+        ascending=True,
+        inplace=False,
+        kind=None,
+        na_position="last",
+        ignore_index=False,
+        key=None,
+    ):
+        from .keys import argsort_columns
+        from .sorting import check_sort_args, key_columns
+
+        names = self._keys(by, "sort_values")
+        asc = check_sort_args(names, ascending, na_position, "DataFrame.sort_values")
+        if len(self) == 0:
+            out = self.copy()
+        else:
+            cols = key_columns([self[k] for k in names], key, "DataFrame.sort_values")
+            order = argsort_columns(cols, asc, na_position)
+            out = self._take(order)
+        if ignore_index:
+            out.index = RangeIndex(len(out), device=self.device)
+        return self._inplace(out, inplace)
+
+    def sort_index(self, *, ascending=True, na_position="last", ignore_index=False):
+        from .keys import argsort_columns
+
+        if len(self) == 0:
+            return self.copy()
+        order = argsort_columns([self.index._col], [bool(ascending)], na_position)
+        out = self._take(order)
+        if ignore_index:
+            out.index = RangeIndex(len(out), device=self.device)
+        return out
+
+    def nlargest(self, n, columns, keep="first"):
+        return self.sort_values(columns, ascending=False).head(n)
+
+    def nsmallest(self, n, columns, keep="first"):
+        return self.sort_values(columns, ascending=True).head(n)
+
+    def duplicated(self, subset=None, keep="first"):
+        from .series import Series
+
+        names = self._keys(subset, "duplicated")
+        d = algos.duplicated([self._data[k] for k in names], keep, "DataFrame.duplicated")
+        return Series._from_column(Column(np.dtype(bool), d), self.index)
+
+    def drop_duplicates(self, subset=None, *, keep="first", inplace=False, ignore_index=False):
+        names = self._keys(subset, "drop_duplicates")
+        if len(self) == 0:
+            return self._inplace(self.copy(), inplace)
+        d = algos.duplicated([self._data[k] for k in names], keep, "DataFrame.drop_duplicates")
+        out = self._take(_em.nonzero(~d)[0])
+        if ignore_index:
+            out.index = RangeIndex(len(out), device=self.device)
+        return self._inplace(out, inplace)
+
+    def value_counts(self, subset=None, normalize=False, sort=True, ascending=False):
+        from .groupby import GroupBy
+
+        names = self._keys(subset, "value_counts")
+        out = GroupBy(self, names, dropna=True).size()
+        out = out.sort_values(ascending=ascending, kind="stable") if sort else out
+        if normalize:
+            out = out / int(out.sum())
+            out.name = "proportion"
+        else:
+            out.name = "count"
+        return out
+
+    def explode(self, column, ignore_index=False):
+        """One row per element of the list column ``column``; other columns repeat."""
+        from .lists import explode_rows
+
+        if column not in self._data:
+            raise KeyError(column)
+        col = self._data[column]
+        if col.kind != "list":
+            return self.copy()
+        rows, out = explode_rows(col)
+        cols = {k: (out if k == column else c.take(rows)) for k, c in self._data.items()}
+        idx = (
+            RangeIndex(rows.shape[0], device=self.device) if ignore_index else self.index.take(rows)
+        )
+        return _df(cols, idx)
+
+    def isin(self, values):
+        if isinstance(values, dict):
+            return _df(
+                {
+                    k: algos.isin(c, values[k])
+                    if k in values
+                    else Column(
+                        np.dtype(bool), _em.zeros(len(c), dtype=_em.bool, device=self.device)
+                    )
+                    for k, c in self._data.items()
+                },
+                self.index,
+            )
+        return self._map(lambda c: algos.isin(c, values))
+
+    def query(self, expr, **kwargs):
+        from .query import evaluate
+
+        mask = evaluate(self, expr, kwargs.get("local_dict"))
+        return self[mask]
+
+    def eval(self, expr):
+        from .query import evaluate
+
+        return evaluate(self, expr, None)
+
+    # ---- column-wise transforms --------------------------------------------------------------
+    def shift(self, periods=1, fill_value=None):
+        return self._map(lambda c: algos.shift(c, periods, fill_value))
+
+    def diff(self, periods=1):
+        return self._map(lambda c: algos.diff(c, periods))
+
+    def cumsum(self):
+        return self._map(lambda c: algos.cumulative(c, "cumsum"))
+
+    def cumprod(self):
+        return self._map(lambda c: algos.cumulative(c, "cumprod"))
+
+    def cummax(self):
+        return self._map(lambda c: algos.cumulative(c, "cummax"))
+
+    def cummin(self):
+        return self._map(lambda c: algos.cumulative(c, "cummin"))
+
+    def rank(self, method="average", ascending=True, pct=False):
+        return self._map(lambda c: algos.rank(c, method, ascending, "keep", pct))
+
+    def rolling(self, window, min_periods=None, center=False):
+        from .window import Rolling
+
+        return Rolling(self, window, min_periods, center)
+
+    def apply(self, func, axis=0, args=(), **kwargs):
+        """Apply an ember elementwise function to each column (axis=0) on the device; a
+        reduction function (returning a scalar per column) gives a Series."""
+        from .apply import apply_column
+
+        if axis in (1, "columns"):
+            raise NotImplementedError(
+                "ember.frame.DataFrame.apply(axis=1): row-wise Python functions do not run on "
+                "the device; write the expression with column arithmetic instead"
+            )
+        outs = {
+            k: apply_column(c, func, args, kwargs, "DataFrame.apply", allow_reduce=True)
+            for k, c in self._data.items()
+        }
+        if outs and all(not isinstance(v, Column) for v in outs.values()):
+            from .series import Series
+
+            return Series(
+                pd.Series(list(outs.values()), index=pd.Index(list(outs))), device=self.device
+            )
+        if any(not isinstance(v, Column) for v in outs.values()):
+            raise TypeError("ember.frame.DataFrame.apply: func reduced some columns and not others")
+        return _df(outs, self.index)
+
+    def applymap(self, func):
+        return self.apply(func)
+
+    map = applymap
+
+    # ---- group-by, joins, reshape ------------------------------------------------------------
+    def groupby(self, by=None, *, level=None, as_index=True, sort=True, dropna=True):
+        from .groupby import GroupBy
+
+        if level is not None:
+            by = self.index
+        return GroupBy(self, by, as_index=as_index, sort=sort, dropna=dropna)
+
+    def merge(
+        self,
+        right,
+        how="inner",
+        on=None,
+        left_on=None,
+        right_on=None,
+        left_index=False,
+        right_index=False,
+        sort=False,
+        suffixes=("_x", "_y"),
+        indicator=False,
+        validate=None,
+    ):
+        from .joins import merge
+
+        return merge(
+            self,
+            right,
+            how=how,
+            on=on,
+            left_on=left_on,
+            right_on=right_on,
+            left_index=left_index,
+            right_index=right_index,
+            sort=sort,
+            suffixes=suffixes,
+            indicator=indicator,
+            validate=validate,
+        )
+
+    def join(self, other, on=None, how="left", lsuffix="", rsuffix="", sort=False):
+        from .joins import join
+
+        return join(self, other, on=on, how=how, lsuffix=lsuffix, rsuffix=rsuffix, sort=sort)
+
+    def pivot_table(self, values=None, index=None, columns=None, aggfunc="mean", fill_value=None):
+        from .pivot import pivot_table
+
+        return pivot_table(self, values, index, columns, aggfunc, fill_value)
+
+    def melt(self, id_vars=None, value_vars=None, var_name=None, value_name="value"):
+        from .pivot import melt
+
+        return melt(self, id_vars, value_vars, var_name, value_name)
+
+    # ---- output ------------------------------------------------------------------------------
+    def to_parquet(self, path, index=None, **kwargs):
+        from .io import to_parquet
+
+        return to_parquet(self, path, index=index, **kwargs)
+
+    def to_csv(self, path_or_buf=None, sep=",", index=True, header=True, **kwargs):
+        from .io import to_csv
+
+        return to_csv(self, path_or_buf, sep=sep, index=index, header=header, **kwargs)
+
+    def to_json(self, path_or_buf=None, orient=None, lines=False):
+        from .io import to_json
+
+        return to_json(self, path_or_buf, orient=orient, lines=lines)
+
+    def to_dict(self, orient="dict"):
+        return self.to_pandas().to_dict(orient=orient)

@@ -1,0 +1,231 @@
+"""Index objects: RangeIndex (arithmetic, nothing stored) and Index (a Column of labels)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+import ember as _em
+
+from .column import Column, from_values
+
+
+class Index:
+    """Row labels held as a device column (what set_index, filters and group-by produce)."""
+
+    def __init__(self, data, name=None, device=None, dtype=None):
+        if isinstance(data, Column):
+            self._column = data
+        else:
+            dev = device or _em.get_default_device()
+            dev = str(dev)
+            if isinstance(data, Index):
+                self._column = data._col
+                name = name if name is not None else data.name
+            else:
+                self._column = from_values(data, dev, dtype)
+        self.name = name
+
+    # shared API
+    @property
+    def _col(self) -> Column:
+        return self._column
+
+    def __len__(self):
+        return len(self._col)
+
+    @property
+    def size(self):
+        return len(self)
+
+    @property
+    def shape(self):
+        return (len(self),)
+
+    @property
+    def dtype(self):
+        return self._col.dtype
+
+    @property
+    def device(self):
+        return self._col.device
+
+    def to(self, device):
+        return Index(self._col.to(device), self.name)
+
+    def take(self, idx):
+        return Index(self._col.take(idx), self.name)
+
+    def slice(self, start, stop):
+        return Index(self._col.slice(start, stop), self.name)
+
+    def to_pandas(self):
+        return pd.Index(self._col.to_pandas(), name=self.name)
+
+    def to_numpy(self):
+        return self.to_pandas().to_numpy()
+
+    @property
+    def values(self):
+        return self.to_numpy()
+
+    def tolist(self):
+        return self.to_pandas().tolist()
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def equals(self, other) -> bool:
+        if not isinstance(other, Index) or len(self) != len(other):
+            return False
+        if isinstance(self, RangeIndex) and isinstance(other, RangeIndex):
+            return len(self) == 0 or (self.start, self.step) == (other.start, other.step)
+        a, b = self._col, other._col
+        if a.kind != b.kind or a.kind == "str":
+            from .keys import joint_codes
+
+            if a.kind != b.kind:
+                return False
+            lc, rc, _ = joint_codes([a], [b])
+            return bool(_em.all(lc == rc)) if len(a) else True
+        if len(a) == 0:
+            return True
+        va, vb = a.valid(), b.valid()
+        same = (a.data == b.data) | (~va & ~vb)
+        return bool(_em.all(same & (va == vb)))
+
+    def rename(self, name):
+        out = self.__class__.__new__(self.__class__)
+        out.__dict__.update(self.__dict__)
+        out.name = name
+        return out
+
+    def __repr__(self):
+        return repr(self.to_pandas())
+
+
+class RangeIndex(Index):
+    """The default index: start + step * position, materialized only when a gather needs it."""
+
+    def __init__(self, start=0, stop=None, step=1, name=None, device=None):
+        if stop is None:
+            start, stop = 0, start
+        if step == 0:
+            raise ValueError("ember.frame.RangeIndex: Step must not be zero")
+        self.start, self.stop, self.step = int(start), int(stop), int(step)
+        self.name = name
+        self._device = str(device or _em.get_default_device())
+
+    def __len__(self):
+        return len(range(self.start, self.stop, self.step))
+
+    @property
+    def _col(self):
+        n = len(self)
+        a = _em.arange(n, dtype=_em.int64, device=self._device) * self.step + self.start
+        return Column(np.dtype("int64"), a)
+
+    @property
+    def dtype(self):
+        return np.dtype("int64")
+
+    @property
+    def device(self):
+        return self._device
+
+    def to(self, device):
+        return RangeIndex(self.start, self.stop, self.step, self.name, device)
+
+    def take(self, idx):
+        return Index(Column(np.dtype("int64"), idx * self.step + self.start), self.name)
+
+    def slice(self, start, stop):
+        r = range(self.start, self.stop, self.step)[start:stop]
+        return RangeIndex(r.start, r.stop, r.step, self.name, self._device)
+
+    def to_pandas(self):
+        return pd.RangeIndex(self.start, self.stop, self.step, name=self.name)
+
+    def position_of(self, label):
+        r = range(self.start, self.stop, self.step)
+        try:
+            return r.index(label)
+        except (ValueError, TypeError):
+            raise KeyError(label) from None
+
+
+def concat_indexes(indexes) -> Index:
+    from .reshape import concat_columns
+
+    if all(isinstance(i, RangeIndex) for i in indexes):
+        pos = indexes[0].stop
+        ok = all(i.step == 1 for i in indexes)
+        for i in indexes[1:]:
+            ok = ok and i.start == pos
+            pos = i.stop
+        if ok:
+            return RangeIndex(indexes[0].start, pos, 1, indexes[0].name, indexes[0].device)
+    names = {i.name for i in indexes}
+    name = indexes[0].name if len(names) == 1 else None
+    return Index(concat_columns([i._col for i in indexes]), name)
+
+
+def as_index(obj, device, n=None):
+    if obj is None:
+        return RangeIndex(n, device=device)
+    if isinstance(obj, Index):
+        return obj.to(device)
+    if isinstance(obj, pd.RangeIndex):
+        return RangeIndex(obj.start, obj.stop, obj.step, obj.name, device)
+    if isinstance(obj, pd.Index):
+        return Index(obj, name=obj.name, device=device)
+    return Index(obj, device=device)
+
+
+class MultiIndex(Index):
+    """Several label columns (what a multi-key group-by produces)."""
+
+    def __init__(self, columns, names):
+        self._columns = list(columns)
+        self.names = list(names)
+        self.name = None
+
+    @property
+    def _col(self):
+        raise NotImplementedError("ember.frame.MultiIndex: a single label column (use reset_index)")
+
+    @property
+    def nlevels(self):
+        return len(self._columns)
+
+    def __len__(self):
+        return len(self._columns[0])
+
+    @property
+    def device(self):
+        return self._columns[0].device
+
+    @property
+    def dtype(self):
+        return np.dtype(object)
+
+    def to(self, device):
+        return MultiIndex([c.to(device) for c in self._columns], self.names)
+
+    def take(self, idx):
+        return MultiIndex([c.take(idx) for c in self._columns], self.names)
+
+    def slice(self, start, stop):
+        return MultiIndex([c.slice(start, stop) for c in self._columns], self.names)
+
+    def to_pandas(self):
+        return pd.MultiIndex.from_arrays(
+            [pd.Series(c.to_pandas()) for c in self._columns], names=self.names
+        )
+
+    def equals(self, other) -> bool:
+        if not isinstance(other, MultiIndex) or other.nlevels != self.nlevels:
+            return False
+        return all(
+            Index(a).equals(Index(b)) for a, b in zip(self._columns, other._columns, strict=False)
+        )

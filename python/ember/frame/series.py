@@ -1,0 +1,619 @@
+"""Series: one Column plus an Index and a name; pandas' API, computed on the column's device."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+import ember as _em
+
+from . import algos, missing, ops
+from .column import Column, from_values
+from .frame_base import FrameBase, default_device
+from .index import Index, RangeIndex, as_index
+
+
+class Series(FrameBase):
+    """A labelled column (``pandas.Series``) whose values live on an ember device."""
+
+    _ndim = 1
+
+    def __init__(self, data=None, index=None, dtype=None, name=None, copy=None, device=None):
+        del copy
+        if isinstance(data, Series):
+            col, idx, name = data._col, data.index, name if name is not None else data.name
+            dev = device or data.device
+            if dtype is not None:
+                col = col.astype(dtype) if hasattr(col, "astype") else from_values(col, dev, dtype)
+            self._init(col.to(dev), idx.to(dev) if index is None else as_index(index, dev), name)
+            return
+        dev = str(device) if device is not None else default_device(data)
+        if isinstance(data, pd.Series):
+            name = data.name if name is None else name
+            if index is None:
+                index = data.index
+            data = data.array if not isinstance(data.dtype, np.dtype) else data.to_numpy()
+            if isinstance(data, pd.arrays.NumpyExtensionArray):
+                data = data.to_numpy()
+        if isinstance(data, dict):
+            index = list(data.keys()) if index is None else index
+            data = list(data.values())
+        if data is None:
+            data = []
+        if np.isscalar(data) or data is pd.NA:
+            n = len(index) if index is not None else 1
+            col = Column.from_scalar(data, n, dev)
+            if dtype is not None:
+                col = from_values(col, dev, dtype)
+        else:
+            col = from_values(data, dev, dtype)
+        n = len(col)
+        idx = as_index(index, dev, n)
+        if len(idx) != n:
+            raise ValueError(
+                f"ember.frame.Series: Length of values ({n}) does not match length of index "
+                f"({len(idx)})"
+            )
+        self._init(col, idx, name)
+
+    def _init(self, col, index, name):
+        self._col = col
+        self.index = index
+        self.name = name
+
+    @classmethod
+    def _from_column(cls, col, index=None, name=None):
+        s = cls.__new__(cls)
+        s._init(col, index if index is not None else RangeIndex(len(col), device=col.device), name)
+        return s
+
+    def _with(self, col, index=None, name=None):
+        return Series._from_column(
+            col, self.index if index is None else index, self.name if name is None else name
+        )
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        from .frame_base import unsupported
+
+        raise unsupported("Series", name)
+
+    # ---- facts -------------------------------------------------------------------------------
+    def __len__(self):
+        return len(self._col)
+
+    @property
+    def dtype(self):
+        return self._col.dtype
+
+    dtypes = dtype
+
+    @property
+    def shape(self):
+        return (len(self),)
+
+    @property
+    def size(self):
+        return len(self)
+
+    @property
+    def ndim(self):
+        return 1
+
+    @property
+    def empty(self):
+        return len(self) == 0
+
+    @property
+    def device(self):
+        return self._col.device
+
+    def to(self, device):
+        return Series._from_column(self._col.to(str(device)), self.index.to(str(device)), self.name)
+
+    @property
+    def values(self):
+        """The values as an ember array on the column's device (as cuDF returns a CuPy array);
+        nulls read as NaN for floats. Strings/categories have no flat array: use to_numpy."""
+        c = self._col
+        if c.kind != "num" and c.kind != "time":
+            raise TypeError(
+                f"ember.frame.Series.values: no device array for dtype {c.dtype}; "
+                "use to_numpy() (a host copy)"
+            )
+        if c.mask is not None and c.kind == "num" and c.dtype.kind != "f" and c.has_nulls():
+            raise ValueError(
+                "ember.frame.Series.values: cannot convert a column with nulls "
+                f"of dtype {c.dtype}; fillna first"
+            )
+        return c.data
+
+    # ---- conversions -------------------------------------------------------------------------
+    def to_pandas(self, nullable=False):
+        return pd.Series(
+            self._col.to_pandas(nullable), index=self.index.to_pandas(), name=self.name
+        )
+
+    def to_arrow(self):
+        return self._col.to_arrow()
+
+    def to_numpy(self, dtype=None, na_value=None):
+        out = self.to_pandas()
+        if na_value is not None:
+            return out.to_numpy(dtype=dtype, na_value=na_value)
+        return out.to_numpy(dtype=dtype)
+
+    def tolist(self):
+        return self.to_pandas().tolist()
+
+    to_list = tolist
+
+    def to_frame(self, name=None):
+        from .dataframe import DataFrame
+
+        key = name if name is not None else (self.name if self.name is not None else 0)
+        return DataFrame._from_columns({key: self._col}, self.index)
+
+    def __repr__(self):
+        return repr(self.to_pandas())
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.to_numpy(), dtype=dtype)
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    # ---- selection ---------------------------------------------------------------------------
+    def _take(self, idx):
+        return Series._from_column(self._col.take(idx), self.index.take(idx), self.name)
+
+    def _slice(self, start, stop):
+        return Series._from_column(
+            self._col.slice(start, stop), self.index.slice(start, stop), self.name
+        )
+
+    def __getitem__(self, key):
+        if isinstance(key, slice) and all(
+            v is None or isinstance(v, (int, np.integer)) for v in (key.start, key.stop, key.step)
+        ):
+            return self.iloc[key]  # integer slices are positional, as pandas
+        return self.loc[key]
+
+    def __setitem__(self, key, value):
+        from .indexing import setitem_rows
+
+        self._col = setitem_rows(self, key, value)
+
+    # ---- arithmetic --------------------------------------------------------------------------
+    def _binop(self, other, op, reflected=False):
+        if isinstance(other, Series):
+            if len(other) != len(self) or not self.index.equals(other.index):
+                from .align import align_series
+
+                idx, (a, b) = align_series([self, other], f"Series.{op}")
+                name = self.name if other.name == self.name else None
+                return Series._from_column(ops.binary(a, b, op, reflected), idx, name)
+            o = other._col
+        elif isinstance(other, (list, np.ndarray, _em.ndarray)):
+            o = from_values(other, self.device)
+            if len(o) != len(self):
+                raise ValueError(
+                    f"ember.frame.Series.{op}: Lengths must match to compare "
+                    f"({len(self)} vs {len(o)})"
+                )
+        elif hasattr(other, "_data") and not np.isscalar(other):
+            return NotImplemented
+        else:
+            o = other
+        name = self.name
+        if isinstance(other, Series) and other.name != self.name:
+            name = None
+        return Series._from_column(ops.binary(self._col, o, op, reflected), self.index, name)
+
+    def _unop(self, op):
+        return self._with(ops.unary(self._col, op))
+
+    def __invert__(self):
+        return self._unop("invert")
+
+    def __neg__(self):
+        return self._unop("neg")
+
+    def __abs__(self):
+        return self._unop("abs")
+
+    def abs(self):
+        return self._unop("abs")
+
+    # ---- missing -----------------------------------------------------------------------------
+    def isna(self):
+        return self._with(Column(np.dtype(bool), self._col.isnull()))
+
+    isnull = isna
+
+    def notna(self):
+        return self._with(Column(np.dtype(bool), self._col.valid()))
+
+    notnull = notna
+
+    def fillna(self, value=None, *, method=None, limit=None, inplace=False):
+        if method is not None:
+            raise TypeError(
+                "ember.frame.Series.fillna: method= was removed in pandas 3; use ffill()/bfill()"
+            )
+        if value is None:
+            raise ValueError("ember.frame.Series.fillna: Must specify a fill 'value'")
+        v = value._col if isinstance(value, Series) else value
+        out = self._with(missing.fillna(self._col, v))
+        return self._inplace(out, inplace)
+
+    def ffill(self, limit=None):
+        return self._with(missing.ffill(self._col, limit))
+
+    def bfill(self, limit=None):
+        return self._with(missing.ffill(self._col, limit, backward=True))
+
+    def dropna(self, *, ignore_index=False, inplace=False):
+        out = self._take(_em.nonzero(self._col.valid())[0])
+        if ignore_index:
+            out.index = RangeIndex(len(out), device=self.device)
+        return self._inplace(out, inplace)
+
+    def _inplace(self, out, inplace):
+        if not inplace:
+            return out
+        self._init(out._col, out.index, out.name)
+        return None
+
+    def where(self, cond, other=np.nan):
+        c = self._cond(cond, "where")
+        if isinstance(other, Series):
+            o = other._col
+        elif other is None or other is pd.NA or (isinstance(other, float) and np.isnan(other)):
+            if self._col.kind == "num" and self._col.dtype.kind in "iub":
+                o = Column.full_null(self.dtype, len(self), self.device)
+                if self.dtype.kind != "b":
+                    base = Column(
+                        np.dtype("float64"), self._col.data.astype(_em.float64), self._col.mask
+                    )
+                    return self._with(
+                        missing.choose(
+                            c,
+                            base,
+                            Column(
+                                np.dtype("float64"),
+                                _em.full(len(self), np.nan, dtype=_em.float64, device=self.device),
+                            ),
+                        )
+                    )
+            else:
+                o = Column.full_null(self.dtype, len(self), self.device)
+                if self._col.kind == "num":
+                    o = Column(
+                        self.dtype,
+                        _em.full(len(self), np.nan, dtype=self.dtype, device=self.device),
+                    )
+        else:
+            o = missing.scalar_column(other, self._col)
+        return self._with(missing.choose(c, self._col, o))
+
+    def mask(self, cond, other=np.nan):
+        c = self._cond(cond, "mask")
+        return self.where(Series._from_column(Column(np.dtype(bool), ~c), self.index), other)
+
+    def _cond(self, cond, func):
+        if isinstance(cond, Series):
+            if cond.dtype != np.dtype(bool):
+                raise ValueError(
+                    f"ember.frame.Series.{func}: Boolean array expected for the "
+                    f"condition, not {cond.dtype}"
+                )
+            return cond._col.data & cond._col.valid()
+        c = from_values(cond, self.device)
+        return c.data
+
+    def replace(self, to_replace=None, value=None):
+        return self._with(missing.replace(self._col, to_replace, value))
+
+    def clip(self, lower=None, upper=None):
+        lo = lower._col if isinstance(lower, Series) else lower
+        hi = upper._col if isinstance(upper, Series) else upper
+        return self._with(missing.clip(self._col, lo, hi))
+
+    def round(self, decimals=0):
+        c = self._col
+        if c.kind != "num":
+            raise TypeError(f"ember.frame.Series.round: not supported for dtype {c.dtype}")
+        if c.dtype.kind != "f":
+            return self._with(c)
+        return self._with(Column(c.dtype, _em.round(c.data, decimals), c.mask))
+
+    # ---- types -------------------------------------------------------------------------------
+    def astype(self, dtype, copy=None, errors="raise"):
+        from .cast import astype
+
+        del copy
+        if errors not in ("raise", "ignore"):
+            raise ValueError(
+                f"ember.frame.Series.astype: errors must be 'raise' or 'ignore', got {errors!r}"
+            )
+        return self._with(astype(self._col, dtype, "Series.astype"))
+
+    def copy(self, deep=True):
+        return self._with(self._col)
+
+    def rename(self, index=None, *, inplace=False):
+        if callable(index) or isinstance(index, dict):
+            raise NotImplementedError("ember.frame.Series.rename: relabelling the index")
+        out = Series._from_column(self._col, self.index, index)
+        return self._inplace(out, inplace)
+
+    # ---- reductions --------------------------------------------------------------------------
+    def _reduce(self, how, skipna=True, **kw):
+        return ops.reduce(self._col, how, skipna=skipna, **kw)
+
+    def sum(self, skipna=True, min_count=0):
+        return self._reduce("sum", skipna, min_count=min_count)
+
+    def prod(self, skipna=True, min_count=0):
+        return self._reduce("prod", skipna, min_count=min_count)
+
+    def mean(self, skipna=True):
+        return self._reduce("mean", skipna)
+
+    def median(self, skipna=True):
+        return self._reduce("median", skipna)
+
+    def min(self, skipna=True):
+        return self._reduce("min", skipna)
+
+    def max(self, skipna=True):
+        return self._reduce("max", skipna)
+
+    def std(self, ddof=1, skipna=True):
+        return self._reduce("std", skipna, ddof=ddof)
+
+    def var(self, ddof=1, skipna=True):
+        return self._reduce("var", skipna, ddof=ddof)
+
+    def sem(self, ddof=1, skipna=True):
+        return self._reduce("sem", skipna, ddof=ddof)
+
+    def count(self):
+        return self._reduce("count")
+
+    def any(self, skipna=True):
+        return self._reduce("any", skipna)
+
+    def all(self, skipna=True):
+        return self._reduce("all", skipna)
+
+    def idxmax(self, skipna=True):
+        return self._idx(True)
+
+    def idxmin(self, skipna=True):
+        return self._idx(False)
+
+    def _idx(self, mx):
+        c = self._col
+        valid = c.valid()
+        if not bool(_em.any(valid)):
+            raise ValueError(
+                "ember.frame.Series.idxmax: attempt to get argmax of an empty sequence"
+            )
+        from .keys import sort_key
+
+        k = sort_key(c)
+        pos = _em.nonzero(valid)[0]
+        kv = _em.take(k, pos)
+        i = _em.argmax(kv) if mx else _em.argmin(kv)
+        return self.index.take(_em.take(pos, i.reshape(1))).tolist()[0]
+
+    def nunique(self, dropna=True):
+        first, _ = algos.value_counts(self._col, dropna=dropna, sort=False)
+        return int(first.shape[0])
+
+    def unique(self):
+        """Distinct values in order of appearance, as a Series (cuDF returns a Series too)."""
+        rows = algos.unique_rows(self._col)
+        return Series._from_column(self._col.take(rows), None, self.name)
+
+    def value_counts(self, normalize=False, sort=True, ascending=False, dropna=True):
+        first, counts = algos.value_counts(self._col, dropna, sort, ascending)
+        idx = Index(self._col.take(first), name=self.name)
+        if normalize:
+            tot = int(_em.sum(counts)) if counts.shape[0] else 1
+            col = Column(np.dtype("float64"), counts.astype(_em.float64) / max(tot, 1))
+            return Series._from_column(col, idx, "proportion")
+        return Series._from_column(Column(np.dtype("int64"), counts), idx, "count")
+
+    def describe(self, percentiles=None):
+        from .describe import describe_series
+
+        return describe_series(self, percentiles)
+
+    def quantile(self, q=0.5, interpolation="linear"):
+        from .describe import quantile
+
+        return quantile(self, q, interpolation)
+
+    # ---- rows --------------------------------------------------------------------------------
+    def sort_values(
+        self,
+        *,
+        ascending=True,
+        kind=None,
+        na_position="last",
+        ignore_index=False,
+        inplace=False,
+        key=None,
+    ):
+        from .keys import argsort_columns
+        from .sorting import check_sort_args, key_columns
+
+        asc = check_sort_args([self.name], ascending, na_position, "Series.sort_values")
+        order = argsort_columns(key_columns([self], key, "Series.sort_values"), asc, na_position)
+        out = self._take(order)
+        if ignore_index:
+            out.index = RangeIndex(len(out), device=self.device)
+        return self._inplace(out, inplace)
+
+    def sort_index(self, *, ascending=True, na_position="last", ignore_index=False):
+        from .keys import argsort_columns
+
+        order = argsort_columns([self.index._col], [bool(ascending)], na_position)
+        out = self._take(order)
+        if ignore_index:
+            out.index = RangeIndex(len(out), device=self.device)
+        return out
+
+    def nlargest(self, n=5, keep="first"):
+        return self.sort_values(ascending=False, kind="stable").head(n)
+
+    def nsmallest(self, n=5, keep="first"):
+        return self.sort_values(ascending=True, kind="stable").head(n)
+
+    def argsort(self):
+        from .keys import argsort_columns
+
+        return Series._from_column(
+            Column(np.dtype("int64"), argsort_columns([self._col], [True])), self.index
+        )
+
+    def duplicated(self, keep="first"):
+        d = algos.duplicated([self._col], keep, "Series.duplicated")
+        return self._with(Column(np.dtype(bool), d))
+
+    def drop_duplicates(self, *, keep="first", ignore_index=False, inplace=False):
+        d = algos.duplicated([self._col], keep, "Series.drop_duplicates")
+        out = self._take(_em.nonzero(~d)[0])
+        if ignore_index:
+            out.index = RangeIndex(len(out), device=self.device)
+        return self._inplace(out, inplace)
+
+    def explode(self, ignore_index=False):
+        """One row per list element (list columns, as ``str.split`` makes); other columns are
+        returned unchanged, as pandas does for scalars."""
+        if self._col.kind != "list":
+            return self.copy()
+        from .lists import explode
+
+        return explode(self, ignore_index)
+
+    def isin(self, values):
+        return self._with(algos.isin(self._col, values))
+
+    def between(self, left, right, inclusive="both"):
+        lo = {"both": "ge", "left": "ge", "right": "gt", "neither": "gt"}.get(inclusive)
+        if lo is None:
+            raise ValueError(
+                "ember.frame.Series.between: Inclusive has to be either string of "
+                f"'both','left', 'right', or 'neither', got {inclusive!r}"
+            )
+        hi = "le" if inclusive in ("both", "right") else "lt"
+        return self._binop(left, lo) & self._binop(right, hi)
+
+    def shift(self, periods=1, fill_value=None):
+        return self._with(algos.shift(self._col, periods, fill_value))
+
+    def diff(self, periods=1):
+        return self._with(algos.diff(self._col, periods))
+
+    def cumsum(self, skipna=True):
+        return self._with(algos.cumulative(self._col, "cumsum", skipna))
+
+    def cumprod(self, skipna=True):
+        return self._with(algos.cumulative(self._col, "cumprod", skipna))
+
+    def cummax(self, skipna=True):
+        return self._with(algos.cumulative(self._col, "cummax", skipna))
+
+    def cummin(self, skipna=True):
+        return self._with(algos.cumulative(self._col, "cummin", skipna))
+
+    def rank(self, method="average", ascending=True, na_option="keep", pct=False):
+        return self._with(algos.rank(self._col, method, ascending, na_option, pct))
+
+    def rolling(self, window, min_periods=None, center=False):
+        from .window import Rolling
+
+        return Rolling(self, window, min_periods, center)
+
+    def apply(self, func, convert_dtype=None, args=(), **kwargs):
+        """Apply an elementwise function of ember arrays (a ufunc such as ``ember.sqrt`` or a
+        Python function composed of ember operations) to the values on the device."""
+        from .apply import apply_column
+
+        return self._with(apply_column(self._col, func, args, kwargs, "Series.apply"))
+
+    def map(self, arg, na_action=None):
+        """A dict/Series maps values by lookup (on the device: a joint factorization of the
+        keys and the values, then a gather); a callable runs as ``apply``."""
+        from .keys import lookup
+
+        if na_action not in (None, "ignore"):
+            raise ValueError(
+                f"ember.frame.Series.map: na_action must either be 'ignore' or "
+                f"None, {na_action!r} was passed"
+            )
+        if not isinstance(arg, (dict, pd.Series, Series)):
+            return self.apply(arg)
+        if isinstance(arg, dict):
+            keys, vals = list(arg.keys()), list(arg.values())
+            kcol = from_values(keys, self.device)
+            vcol = from_values(vals, self.device)
+        elif isinstance(arg, pd.Series):
+            kcol = from_values(arg.index, self.device)
+            vcol = from_values(arg, self.device)
+        else:
+            kcol, vcol = arg.index._col, arg._col
+        try:
+            pos = lookup(kcol, self._col) if len(kcol) else None
+        except TypeError:
+            pos = None
+        if pos is None:
+            pos = _em.full(len(self), -1, dtype=_em.int64, device=self.device)
+        out = vcol.take(pos, nullable=True)
+        if out.kind == "num" and out.dtype.kind in "iub" and bool(_em.any(pos < 0)):
+            data = _em.where(pos >= 0, out.data.astype(_em.float64), np.nan)
+            out = Column(np.dtype("float64"), data)
+        elif out.kind == "num" and out.dtype.kind == "f":
+            out = Column(out.dtype, _em.where(pos >= 0, out.data, np.nan))
+        return self._with(out)
+
+    def groupby(self, by=None, sort=True, dropna=True, level=None):
+        from .groupby import SeriesGroupBy
+
+        if level is not None:
+            by = Series._from_column(self.index._col, self.index)
+        return SeriesGroupBy(self, by, sort=sort, dropna=dropna)
+
+    def reset_index(self, drop=False, name=None):
+        if drop:
+            return Series._from_column(
+                self._col, RangeIndex(len(self), device=self.device), self.name
+            )
+        return self.to_frame(name).reset_index()
+
+    # ---- accessors ---------------------------------------------------------------------------
+    @property
+    def str(self):
+        from .strings import StringMethods
+
+        return StringMethods(self)
+
+    @property
+    def dt(self):
+        from .datetime import DatetimeMethods
+
+        return DatetimeMethods(self)
+
+    @property
+    def cat(self):
+        from .categorical import CategoricalAccessor
+
+        return CategoricalAccessor(self)
+
+
+Series._add_operators()

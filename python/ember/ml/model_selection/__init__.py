@@ -1,0 +1,16 @@
+"""Model selection (scikit-learn's ``sklearn.model_selection``)."""
+
+from __future__ import annotations
+
+from ._split import KFold, ShuffleSplit, StratifiedKFold, train_test_split
+from ._validation import check_cv, cross_val_score, cross_validate
+
+__all__ = [
+    "KFold",
+    "ShuffleSplit",
+    "StratifiedKFold",
+    "check_cv",
+    "cross_val_score",
+    "cross_validate",
+    "train_test_split",
+]

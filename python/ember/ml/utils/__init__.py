@@ -1,0 +1,21 @@
+"""Helpers of ``ember.ml`` (scikit-learn's ``sklearn.utils`` subset)."""
+
+from __future__ import annotations
+
+from .validation import (
+    as_float_array,
+    check_array,
+    check_consistent_length,
+    check_random_state,
+    check_X_y,
+    column_or_1d,
+)
+
+__all__ = [
+    "as_float_array",
+    "check_array",
+    "check_consistent_length",
+    "check_random_state",
+    "check_X_y",
+    "column_or_1d",
+]
