@@ -123,6 +123,12 @@ class Generator:
     def state(self, s):
         self._g = _R.Generator(int(s["key"]), int(s["position"]))
 
+    def __getstate__(self):  # pickles (and deep-copies) by its state, as NumPy's generators
+        return self.state
+
+    def __setstate__(self, s):
+        self.state = s
+
     def spawn(self, n):
         """``n`` independent generators (keys derived from this one's key and the index)."""
         return [Generator([self._g.key, self._g.position, i]) for i in range(int(n))]

@@ -458,3 +458,16 @@ def test_permutation_and_choice_are_the_same_on_both_devices():
     a = host(rng(4).choice(9, 100, p=w, device="cpu"))
     b = host(rng(4).choice(9, 100, p=w, device="cuda"))
     assert np.array_equal(a, b)
+
+
+def test_generators_pickle_and_copy_by_state(device):
+    import copy
+    import pickle
+
+    g = ember.random.default_rng(5)
+    g.random(3, device=device)
+    copies = [pickle.loads(pickle.dumps(g)), copy.deepcopy(g)]
+    assert all(h.state == g.state for h in copies)
+    want = ember.asnumpy(g.random(4, device=device))
+    for h in copies:
+        np.testing.assert_array_equal(ember.asnumpy(h.random(4, device=device)), want)
