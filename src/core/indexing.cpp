@@ -209,7 +209,8 @@ Gather gather_offsets(const Array& src, const Array& indices, int ax, const char
             s[size_t(pos + i)] = a.shape()[size_t(i)];
         return a.reshape(s);
     };
-    Array off = placed(multiply(idx, src.strides()[size_t(ax)]), ax, ni);
+    const int64_t axis_stride = src.strides()[size_t(ax)];
+    Array off = placed(axis_stride == 1 ? idx : multiply(idx, axis_stride), ax, ni);
     for (int d = 0; d < nd; ++d) {
         if (d == ax) continue;
         const Array pos = multiply(arange(Scalar(int64_t(0)), Scalar(src.shape()[size_t(d)]),

@@ -442,10 +442,30 @@ public:
     void gather(void* out, const void* src, const int64_t* off, int64_t n, int isz, int) override {
         char* o = static_cast<char*>(out);
         const char* s = static_cast<const char*>(src);
-        parallel_range(n, grain, [&](int64_t b, int64_t e) {
-            for (int64_t i = b; i < e; ++i)
-                std::memcpy(o + i * isz, s + off[i] * isz, size_t(isz));
-        });
+        // A copy of a compile-time size per element (a register move), not a memcpy call.
+        auto run = [&]<int W>(std::integral_constant<int, W>) {
+            parallel_range(n, grain, [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; ++i)
+                    std::memcpy(o + i * W, s + off[i] * W, size_t(W));
+            });
+        };
+        switch (isz) {
+            case 1:
+                return run(std::integral_constant<int, 1>{});
+            case 2:
+                return run(std::integral_constant<int, 2>{});
+            case 4:
+                return run(std::integral_constant<int, 4>{});
+            case 8:
+                return run(std::integral_constant<int, 8>{});
+            case 16:
+                return run(std::integral_constant<int, 16>{});
+            default:
+                parallel_range(n, grain, [&](int64_t b, int64_t e) {
+                    for (int64_t i = b; i < e; ++i)
+                        std::memcpy(o + i * isz, s + off[i] * isz, size_t(isz));
+                });
+        }
     }
 
     void matmul(const backend::MatmulLoop& l) override {
