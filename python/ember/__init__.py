@@ -296,13 +296,6 @@ Size = _torch_methods.Size
 __all__ += ["Size"]
 from . import utils  # noqa: E402
 
-# A Dask worker that imports ember registers ember's serializers with distributed.
-import sys as _sys  # noqa: E402
-
-if "distributed" in _sys.modules:
-    from . import dask as _dask  # noqa: F401
-del _sys
-
 # Subpackages that import on first use (``ember.keras``, ``ember.frame``...), so ``import
 # ember`` does not pay for them.
 _LAZY_SUBMODULES = ("config", "dask", "frame", "keras", "ml", "ndimage")

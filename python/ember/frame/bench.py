@@ -18,11 +18,11 @@ import time
 import numpy as np
 import pandas as pd
 
+import ember
+
 
 def _sync(device):
     if device == "cuda":
-        import ember
-
         ember.cuda.synchronize()
 
 
@@ -47,7 +47,6 @@ def _polars():
 
 
 def run(rows=10**6, device="cpu", reps=1, keys=10**4, dim_rows=10**6, path=None):
-    import ember
     import ember.frame as fd
 
     rng = np.random.default_rng(0)

@@ -113,8 +113,6 @@ class FrameBase:
     def sample(self, n=None, frac=None, replace=False, random_state=None, ignore_index=False):
         """Random rows drawn on the device with ember.random (the same seed gives the same rows
         on every device, though not the rows pandas' generator would pick)."""
-        import ember as em
-
         total = len(self)
         if n is not None and frac is not None:
             raise ValueError("ember.frame.sample: Please enter a value for `frac` OR `n`, not both")
@@ -126,12 +124,12 @@ class FrameBase:
                 "ember.frame.sample: Cannot take a larger sample than population "
                 "when 'replace=False'"
             )
-        rng = em.random.default_rng(random_state)
+        rng = _em.random.default_rng(random_state)
         if replace:
             idx = rng.integers(0, max(total, 1), size=k, device=self.device)
         else:
             idx = rng.permutation(total, device=self.device)[:k]
-        idx = idx.astype(em.int64)
+        idx = idx.astype(_em.int64)
         out = self._take(idx)
         if ignore_index:
             from .index import RangeIndex
