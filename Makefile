@@ -88,6 +88,9 @@ GPU_INSTALL := python3 -m pip install -q --no-build-isolation --no-deps \
   -C cmake.define.EMBER_SHIP_ARCHS="$(GPU_SHIP_ARCHS)" -C build-dir=build/gpu-pip .
 gpu-check:
 	$(GPU_INSTALL)
+	@python3 -c "import dask, distributed" 2>/dev/null || python3 -m pip install -q --no-index \
+	  --find-links build/wheels "dask[array,dataframe]" distributed || \
+	  echo "gpu-check: no Dask wheels in build/wheels (tools/wheels_for_device.sh): its tests skip"
 	python3 -m pytest -q -p no:cacheprovider -rs tests/python/test_cuda_processes.py \
 	  tests/python/test_debug_gpu.py
 	python3 tools/gpu_tests.py -j $(GPU_JOBS) --ignore=tests/python/test_cuda_processes.py \
