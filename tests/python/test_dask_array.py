@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import contextlib
 
-import dask
-import dask.array as da
 import ember
 import ember._array
-import ember.dask
 import numpy as np
 import pytest
+
+dask = pytest.importorskip("dask")
+da = pytest.importorskip("dask.array")
+
+import ember.dask  # noqa: E402
 
 RNG = np.random.default_rng(32)
 

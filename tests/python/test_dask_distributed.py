@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import pickle
 
-import dask.array as da
 import ember
-import ember.dask
 import numpy as np
 import pytest
+
+dask = pytest.importorskip("dask")
+da = pytest.importorskip("dask.array")
+
+import ember.dask  # noqa: E402
 
 distributed = pytest.importorskip("distributed")
 
