@@ -313,10 +313,16 @@ def _conv_channels_last(input, weight, bias, s, d, p_lo, p_hi, groups):
     k = tuple(weight.shape[2:])
     to_last = (0, *range(2, 2 + nd), 1)
     xl = input.transpose(to_last)  # (N, *S, C): a view; a copy below unless already in order
-    xl = _ZeroPad.apply(xl, (0, *p_lo, 0), (0, *p_hi, 0))
+    if any(p_lo) or any(p_hi):
+        xl = _ZeroPad.apply(xl, (0, *p_lo, 0), (0, *p_hi, 0))
+    elif not xl.flags.c_contiguous:
+        xl = xl.copy()  # channels_last inputs without padding (1x1 convs) need no copy
     outs = _out_sizes(xl.shape[1 : 1 + nd], k, s, d)
     kk, positions = math.prod(k), n * math.prod(outs)
-    cols = _stacked_taps(xl, k, s, d, outs, 1, 1 + nd)  # (N, *O, KK, C)
+    if kk == 1:  # one tap: its strided view is the columns (a copy only when strided)
+        cols = _tap_views(xl, k, s, d, outs, 1)[0]
+    else:
+        cols = _stacked_taps(xl, k, s, d, outs, 1, 1 + nd)  # (N, *O, KK, C)
     cg_in, cg_out = c_in // groups, c_out // groups
     # weight (C_out, C_in/g, *K) -> (C_out, KK, C_in/g): the taps' order of the rows
     wl = weight.reshape((c_out, cg_in, kk)).swapaxes(1, 2)
