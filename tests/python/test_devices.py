@@ -266,3 +266,30 @@ def test_host_operands_stay_on_the_host_and_numpy_scalars_combine_everywhere(dev
         for h in host:
             with pytest.raises(ValueError, match="different devices"):
                 x + h
+
+
+@pytest.mark.parametrize(
+    "spec, want",
+    [
+        ("/GPU:0", "cuda:0"),
+        ("GPU:1", "cuda:1"),
+        ("gpu:2", "cuda:2"),
+        ("/device:GPU:3", "cuda:3"),
+        ("/physical_device:GPU:0", "cuda:0"),
+        ("/job:localhost/replica:0/task:0/device:GPU:1", "cuda:1"),
+        ("/CPU:0", "cpu"),
+        ("cpu:0", "cpu"),
+        ("/device:CPU:0", "cpu"),
+    ],
+)
+def test_tensorflow_device_names(spec, want):
+    # TensorFlow's spellings name ember's devices wherever a device is accepted
+    assert str(ember.Device(spec)) == want
+    if want == "cpu":
+        assert ember.zeros(2, device=spec).device == ember.Device("cpu")
+
+
+@pytest.mark.parametrize("spec", ["/CPU:1", "GPU:x", "/TPU:0", "cuda:12345", "", "gpux"])
+def test_bad_device_names(spec):
+    with pytest.raises(ValueError, match="ember.Device"):
+        ember.Device(spec)
