@@ -313,6 +313,11 @@ Array index(const Array& x, std::span<const IndexItem> items) {
     }
     const bool record = x.grad_meta() && autograd::detail::should_record(x);
     if (const Array* m = simple_mask(items); m && !record) return compress_mask(x, *m);
+    // x[int_array]: take along the first axis (whole rows at a time on the CPU)
+    if (items.size() == 1 && !record && x.ndim() >= 1) {
+        const Kind k = kind(items[0].array.dtype());
+        if (k == Kind::signed_int || k == Kind::unsigned_int) return take(x, items[0].array, 0);
+    }
     Plan p;
     {
         autograd::NoGradGuard ng;

@@ -221,6 +221,41 @@ Gather gather_offsets(const Array& src, const Array& indices, int ax, const char
     return {off.broadcast_to(out_shape).contiguous(), out_shape};
 }
 
+// CPU: when the dimensions after the axis are one contiguous run of B > 1 elements (rows of a
+// C-ordered matrix, say), one offset per index and a copy of B elements each, not one offset
+// and copy per element. The offsets are those of a view whose unit is the run. (CUDA's gather
+// kernels are built per element width, so there the per-element path stays.)
+Array take_rows(const Array& src, const Array& indices, int ax, const char* who) {
+    if (src.device().type != DeviceType::cpu) return Array();
+    const int nd = src.ndim();
+    int64_t run = 1;
+    for (int d = nd - 1; d > ax; --d) {
+        if (src.shape()[size_t(d)] != 1 && src.strides()[size_t(d)] != run) return Array();
+        run *= src.shape()[size_t(d)];
+    }
+    if (run <= 1 || run * int64_t(src.itemsize()) > (int64_t(1) << 30)) return Array();
+    Shape bshape;
+    Strides bstrides;
+    for (int d = 0; d <= ax; ++d) {
+        const int64_t st = src.strides()[size_t(d)];
+        if (st % run != 0 && src.shape()[size_t(d)] != 1) return Array();
+        bshape.push_back(src.shape()[size_t(d)]);
+        bstrides.push_back(st / run);
+    }
+    // the offsets in runs, from a view with the run as its unit (only its geometry is read)
+    const Array units = src.detach().view(bshape, bstrides);
+    Gather g = gather_offsets(units, indices, ax, who);
+    Shape out_shape = g.shape;
+    for (int d = ax + 1; d < nd; ++d)
+        out_shape.push_back(src.shape()[size_t(d)]);
+    Array out = Array::empty(out_shape, src.dtype(), src.device());
+    if (out.size() == 0) return out;
+    backend::of(src.device(), who)
+        .gather(out.data(), src.data(), reinterpret_cast<const int64_t*>(g.off.data()),
+                numel(g.shape), int(run * int64_t(src.itemsize())), src.device().index);
+    return out;
+}
+
 }  // namespace
 
 Array take(const Array& x, const Array& indices, std::optional<int64_t> axis) {
@@ -229,6 +264,7 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis) {
         return autograd::detail::take(x, indices, axis);
     const Array src = axis ? x : x.reshape({x.size()});
     const int ax = axis ? normalize_axis(*axis, src.ndim(), who) : 0;
+    if (Array rows = take_rows(src, indices, ax, who); rows.defined()) return rows;
     Gather g = gather_offsets(src, indices, ax, who);
     Array out = Array::empty(g.shape, x.dtype(), x.device());
     if (out.size() == 0) return out;
