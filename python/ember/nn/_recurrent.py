@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from .. import _core
+from .._array import asarray
 from .._joining import concatenate, stack
 from ._functional_activation import sigmoid, tanh
 from ._functional_layers import dropout
@@ -121,6 +122,34 @@ class _RNNBase(Module):
         return s
 
     def forward(self, input, hx=None):
+        from .utils.rnn import PackedSequence
+
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
+        return self._forward(input, hx, None)
+
+    def _forward_packed(self, packed, hx):
+        """A PackedSequence: the padded batch (original order) runs with each sequence's state
+        frozen past its end (backward direction: before its end), then is packed again; h_n
+        (and c_n) are each sequence's states at its own ends, in the original order."""
+        from .utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+
+        padded, lengths = pad_packed_sequence(packed)
+        lens = asarray(lengths, device=padded.device)
+        steps = _core.arange(padded.shape[0], dtype="int64", device=padded.device)
+        mask = (steps.reshape((-1, 1)) < lens.reshape((1, -1)))[..., None]  # (L, N, 1)
+        batch_first, self.batch_first = self.batch_first, False
+        try:
+            out, state = self._forward(padded, hx, mask)
+        finally:
+            self.batch_first = batch_first
+        repacked = pack_padded_sequence(out, lengths, enforce_sorted=packed.sorted_indices is None)
+        data = PackedSequence(
+            repacked.data, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices
+        )
+        return data, state
+
+    def _forward(self, input, hx, mask):
         who = f"ember.nn.{type(self).__name__}"
         if not isinstance(input, _core.ndarray):
             raise TypeError(f"{who}: input must be an array, got {type(input).__name__}")
@@ -166,7 +195,11 @@ class _RNNBase(Module):
                 steps = range(L - 1, -1, -1) if d else range(L)
                 seq = [None] * L
                 for t in steps:
-                    h, c = _cell_step(self.mode, gx[t], h, c, w_hh, b_hh)
+                    h_t, c_t = _cell_step(self.mode, gx[t], h, c, w_hh, b_hh)
+                    if mask is not None:  # packed input: states stay put outside a sequence
+                        h_t = _core.where(mask[t], h_t, h)
+                        c_t = _core.where(mask[t], c_t, c) if lstm else None
+                    h, c = h_t, c_t
                     seq[t] = h
                 outs.append(
                     stack(seq)

@@ -1,14 +1,22 @@
-"""ember.nn.utils: gradient clipping; parameters to and from one vector."""
+"""ember.nn.utils: gradient clipping; parameters to and from one vector; ``rnn`` (packed
+sequences)."""
 
 from __future__ import annotations
 
 import math
 
-from .. import _core
-from .._core import ndarray
-from ._grad_mode import no_grad
+from ... import _core
+from ..._core import ndarray
+from .._grad_mode import no_grad
+from . import rnn
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "parameters_to_vector",
+    "rnn",
+    "vector_to_parameters",
+]
 
 
 def _grads(parameters):
