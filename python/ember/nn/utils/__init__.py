@@ -71,7 +71,7 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
 
 def parameters_to_vector(parameters):
     """The parameters flattened and concatenated into one 1-d array (differentiable)."""
-    from .._joining import concatenate
+    from ..._joining import concatenate
 
     ps = [parameters] if isinstance(parameters, ndarray) else list(parameters)
     if not ps:
