@@ -98,3 +98,45 @@ def test_packed_lstm_gradients_and_batch_first(device):
     _, (h1, _) = lstm(alone[None])
     h1.sum().backward()
     np.testing.assert_allclose(g, ember.asnumpy(alone.grad), rtol=1e-5, atol=1e-6)
+
+
+def _sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def test_lstm_with_projections_matches_a_numpy_replay(device):
+    ember.random.seed(2)
+    lstm = nn.LSTM(3, 6, proj_size=2).to(device)
+    assert lstm.weight_hh_l0.shape == (24, 2) and lstm.weight_hr_l0.shape == (2, 6)
+    x = _seqs(device, [5])[0][:, None, :]  # (L, 1, 3)
+    out, (h, c) = lstm(x)
+    assert out.shape == (5, 1, 2) and h.shape == (1, 1, 2) and c.shape == (1, 1, 6)
+    w = {n: ember.asnumpy(p).astype(np.float64) for n, p in lstm.named_parameters()}
+    xs = ember.asnumpy(x)[:, 0].astype(np.float64)
+    hh, cc, outs = np.zeros(2), np.zeros(6), []
+    for t in range(5):
+        g = w["weight_ih_l0"] @ xs[t] + w["bias_ih_l0"] + w["weight_hh_l0"] @ hh + w["bias_hh_l0"]
+        i, f, gg, o = np.split(g, 4)
+        cc = _sigmoid(f) * cc + _sigmoid(i) * np.tanh(gg)
+        hh = w["weight_hr_l0"] @ (_sigmoid(o) * np.tanh(cc))
+        outs.append(hh)
+    np.testing.assert_allclose(ember.asnumpy(out)[:, 0], np.array(outs), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(ember.asnumpy(c)[0, 0], cc, rtol=1e-4, atol=1e-5)
+
+
+def test_lstm_projections_deep_bidirectional_and_packed(device):
+    ember.random.seed(3)
+    lstm = nn.LSTM(3, 5, num_layers=2, bidirectional=True, proj_size=2).to(device)
+    assert lstm.weight_ih_l1.shape == (20, 4)  # the next layer sees 2 directions x proj_size
+    seqs = _seqs(device, [4, 2])
+    out, (h, c) = lstm(rnn.pack_sequence(seqs))
+    assert h.shape == (4, 2, 2) and c.shape == (4, 2, 5)
+    padded, _ = rnn.pad_packed_sequence(out)
+    assert padded.shape == (4, 2, 4)
+    alone, _ = lstm(seqs[1])
+    np.testing.assert_allclose(ember.asnumpy(padded)[:2, 1], ember.asnumpy(alone), atol=1e-5)
+    with pytest.raises(ValueError, match="proj_size"):
+        nn.LSTM(3, 5, proj_size=5)
+    with pytest.raises(ValueError, match="hidden state"):
+        lstm(seqs[0][:, None, :].swapaxes(0, 1), (ember.zeros((4, 1, 5)), ember.zeros((4, 1, 5))))
+    assert "proj_size=2" in repr(lstm)

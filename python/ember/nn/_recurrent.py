@@ -26,8 +26,9 @@ def _uniform(shape, bound, dtype, device):
     return Parameter(random._global.uniform(-bound, bound, shape, dtype=dtype, device=device))
 
 
-def _cell_step(mode, gx, h, c, w_hh, b_hh):
-    """One time step: gx is the input's contribution (x @ W_ih^T + b_ih) for this step."""
+def _cell_step(mode, gx, h, c, w_hh, b_hh, w_hr=None):
+    """One time step: gx is the input's contribution (x @ W_ih^T + b_ih) for this step; an
+    LSTM with projections (w_hr) returns the projected hidden state."""
     gh = h @ w_hh.T
     if b_hh is not None:
         gh = gh + b_hh
@@ -35,7 +36,8 @@ def _cell_step(mode, gx, h, c, w_hh, b_hh):
         i, f, g, o = _chunks(gx + gh, 4)
         i, f, o = sigmoid(i), sigmoid(f), sigmoid(o)
         c = f * c + i * tanh(g)
-        return o * tanh(c), c
+        h = o * tanh(c)
+        return (h if w_hr is None else h @ w_hr.T), c
     if mode == "GRU":
         xr, xz, xn = _chunks(gx, 3)
         hr, hz, hn = _chunks(gh, 3)
@@ -78,12 +80,18 @@ class _RNNBase(Module):
                 raise ValueError(f"{who}: {name} must be a positive int, got {v!r}")
         if not 0 <= dropout <= 1:
             raise ValueError(f"{who}: dropout must be in [0, 1], got {dropout}")
-        if proj_size:
-            raise ValueError(f"{who}: proj_size is not supported (0 only)")
+        if isinstance(proj_size, bool) or not isinstance(proj_size, int) or proj_size < 0:
+            raise ValueError(f"{who}: proj_size must be a non-negative int, got {proj_size!r}")
+        if proj_size >= hidden_size:
+            raise ValueError(
+                f"{who}: proj_size has to be smaller than hidden_size, got {proj_size} >= "
+                f"{hidden_size}"
+            )
         self.mode = mode
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
-        self.bidirectional, self.proj_size = bidirectional, 0
+        self.bidirectional, self.proj_size = bidirectional, proj_size
+        out_size = proj_size or hidden_size  # the size of h
         dtype = dtype or "float32"
         gate = _GATES[mode] * hidden_size
         bound = 1.0 / math.sqrt(hidden_size)
@@ -91,16 +99,18 @@ class _RNNBase(Module):
         for layer in range(num_layers):
             for d in range(2 if bidirectional else 1):
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
-                in_size = input_size if layer == 0 else hidden_size * (2 if bidirectional else 1)
+                in_size = input_size if layer == 0 else out_size * (2 if bidirectional else 1)
                 setattr(self, "weight_ih" + sfx, _uniform((gate, in_size), bound, dtype, device))
-                setattr(
-                    self, "weight_hh" + sfx, _uniform((gate, hidden_size), bound, dtype, device)
-                )
+                setattr(self, "weight_hh" + sfx, _uniform((gate, out_size), bound, dtype, device))
                 names = ["weight_ih" + sfx, "weight_hh" + sfx]
                 if bias:
                     setattr(self, "bias_ih" + sfx, _uniform((gate,), bound, dtype, device))
                     setattr(self, "bias_hh" + sfx, _uniform((gate,), bound, dtype, device))
                     names += ["bias_ih" + sfx, "bias_hh" + sfx]
+                if proj_size:
+                    w_hr = _uniform((proj_size, hidden_size), bound, dtype, device)
+                    setattr(self, "weight_hr" + sfx, w_hr)
+                    names.append("weight_hr" + sfx)
                 self._flat_names.append(names)
 
     @property
@@ -119,6 +129,8 @@ class _RNNBase(Module):
             s += f", dropout={self.dropout}"
         if self.bidirectional:
             s += ", bidirectional=True"
+        if self.proj_size:
+            s += f", proj_size={self.proj_size}"
         return s
 
     def forward(self, input, hx=None):
@@ -170,15 +182,17 @@ class _RNNBase(Module):
         if h0 is not None and unbatched:
             h0 = h0[:, None, :]
             c0 = c0[:, None, :] if c0 is not None else None
-        zeros = _core.zeros(
-            (self.num_layers * D, N, self.hidden_size), dtype=x.dtype, device=x.device
-        )
+        out_size = self.proj_size or self.hidden_size
+        h_shape = (self.num_layers * D, N, out_size)
+        c_shape = (self.num_layers * D, N, self.hidden_size)
         if h0 is None:
-            h0 = zeros
+            h0 = _core.zeros(h_shape, dtype=x.dtype, device=x.device)
         if lstm and c0 is None:
-            c0 = zeros
-        if h0.shape != zeros.shape:
-            raise ValueError(f"{who}: hidden state has shape {h0.shape}, expected {zeros.shape}")
+            c0 = _core.zeros(c_shape, dtype=x.dtype, device=x.device)
+        if h0.shape != h_shape:
+            raise ValueError(f"{who}: hidden state has shape {h0.shape}, expected {h_shape}")
+        if lstm and c0.shape != c_shape:
+            raise ValueError(f"{who}: cell state has shape {c0.shape}, expected {c_shape}")
         hn, cn = [], []
         for layer in range(self.num_layers):
             outs = []
@@ -187,6 +201,7 @@ class _RNNBase(Module):
                 w_ih, w_hh = getattr(self, names[0]), getattr(self, names[1])
                 b_ih = getattr(self, names[2]) if self.bias else None
                 b_hh = getattr(self, names[3]) if self.bias else None
+                w_hr = getattr(self, names[-1]) if self.proj_size else None
                 gx = x @ w_ih.T  # the whole sequence at once: (L, N, gate)
                 if b_ih is not None:
                     gx = gx + b_ih
@@ -195,7 +210,7 @@ class _RNNBase(Module):
                 steps = range(L - 1, -1, -1) if d else range(L)
                 seq = [None] * L
                 for t in steps:
-                    h_t, c_t = _cell_step(self.mode, gx[t], h, c, w_hh, b_hh)
+                    h_t, c_t = _cell_step(self.mode, gx[t], h, c, w_hh, b_hh, w_hr)
                     if mask is not None:  # packed input: states stay put outside a sequence
                         h_t = _core.where(mask[t], h_t, h)
                         c_t = _core.where(mask[t], c_t, c) if lstm else None
@@ -204,7 +219,7 @@ class _RNNBase(Module):
                 outs.append(
                     stack(seq)
                     if L
-                    else _core.zeros((0, N, self.hidden_size), dtype=x.dtype, device=x.device)
+                    else _core.zeros((0, N, out_size), dtype=x.dtype, device=x.device)
                 )
                 hn.append(h)
                 if lstm:
