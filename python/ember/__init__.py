@@ -298,7 +298,7 @@ from . import utils  # noqa: E402
 
 # Subpackages that import on first use (``ember.keras``, ``ember.frame``...), so ``import
 # ember`` does not pay for them.
-_LAZY_SUBMODULES = ("config", "dask", "frame", "keras", "ml", "ndimage")
+_LAZY_SUBMODULES = ("backends", "config", "dask", "frame", "keras", "ml", "ndimage")
 
 
 def __getattr__(name):

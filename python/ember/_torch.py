@@ -33,6 +33,8 @@ from . import _core
 
 __all__ = [
     "flatten",
+    "get_float32_matmul_precision",
+    "set_float32_matmul_precision",
     "rand_like",
     "randn_like",
     "randint_like",
@@ -366,6 +368,25 @@ def t(input):  # noqa: A002
     if input.ndim > 2:
         raise ValueError(f"ember.t: expects an array of at most 2 dimensions, got {input.ndim}")
     return input.swapaxes(0, 1) if input.ndim == 2 else input
+
+
+def set_float32_matmul_precision(precision):
+    """PyTorch's switch: "highest" keeps float32 products in GPU matmuls; "high" and "medium"
+    let cuBLAS use TF32 tensor cores (ember.set_matmul_precision)."""
+    from . import _linalg
+
+    if precision not in ("highest", "high", "medium"):
+        raise ValueError(
+            "ember.set_float32_matmul_precision: precision must be 'highest', 'high' or "
+            f"'medium', got {precision!r}"
+        )
+    _linalg.set_matmul_precision("highest" if precision == "highest" else "high")
+
+
+def get_float32_matmul_precision():
+    from . import _linalg
+
+    return _linalg.get_matmul_precision()
 
 
 def flatten(input, start_dim=0, end_dim=-1):  # noqa: A002
