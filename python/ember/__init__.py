@@ -307,3 +307,17 @@ def __getattr__(name):
 
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'ember' has no attribute {name!r}")
+
+
+def _register_with_distributed():
+    # A process that has dask.distributed loaded (a Dask worker unpickling an ember array's type,
+    # say) registers ember's serializers on importing ember: last, once ember is complete.
+    import sys
+
+    if "distributed" in sys.modules:
+        import importlib
+
+        importlib.import_module(f"{__name__}.dask")
+
+
+_register_with_distributed()

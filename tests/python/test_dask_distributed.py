@@ -195,3 +195,18 @@ def test_ember_local_cluster_bad_arguments():
         ember.dask.LocalCluster(devices=["0"], processes=False)
     with pytest.raises(ValueError, match="n_workers=3"):
         ember.dask.LocalCluster(devices=["0"], n_workers=3)
+
+
+def test_importing_ember_where_distributed_is_loaded_registers_the_serializers():
+    # what a Dask worker does when it unpickles an ember array's type: import ember
+    import subprocess
+    import sys
+
+    code = (
+        "import distributed, ember, sys\n"
+        "from distributed.protocol import serialize\n"
+        "h, f = serialize(ember.arange(3))\n"
+        "assert 'ember.dask' in sys.modules and h['serializer'] == 'dask', h\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
