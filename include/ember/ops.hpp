@@ -195,7 +195,10 @@ inline Array operator-(const Array& a) { return negative(a); }
 inline Array operator~(const Array& a) { return bitwise_invert(a); }
 // NumPy's take: elements of x at integer `indices` along `axis` (of the flattened x without one);
 // negative indices count from the end; out-of-range ones raise IndexError.
-Array take(const Array& x, const Array& indices, std::optional<int64_t> axis = std::nullopt);
+// `in_range`: every index is known to be in [0, n) (no bounds check: no synchronization on a
+// GPU); otherwise out-of-range indices raise IndexError and negative ones count from the end.
+Array take(const Array& x, const Array& indices, std::optional<int64_t> axis = std::nullopt,
+           bool in_range = false);
 // take's adjoint, in place: x[indices] += values along `axis` (x flattened without one, which
 // needs a C-contiguous x), with `values` broadcast to take's output shape; repeated indices
 // accumulate (NumPy's np.add.at), in a fixed order. Not differentiable.

@@ -775,6 +775,8 @@ def _softmax(x, axis: int, log: bool) -> Any:
     """Fused softmax (log=False) or log_softmax (log=True) of a floating array along axis."""
 def _sort(x, axis: int, descending: bool, stable: bool) -> Any:
     """x sorted along axis (stable; NaN last; descending is the reverse order, ties in input order)."""
+def _take_in_range(x: ndarray, indices: ndarray, axis = ...) -> ndarray:
+    """take with indices the caller knows are in [0, n): no bounds check (no GPU sync)."""
 def _view_as(x: ndarray, dtype) -> ndarray:
     ...
 def _wrap_as(cls, array: ndarray) -> Any:

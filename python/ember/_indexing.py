@@ -10,6 +10,8 @@ import builtins
 import math
 import operator
 
+import numpy as np
+
 from . import _core
 from ._array import asarray
 from ._dtypes import result_type
@@ -53,8 +55,12 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         raise ValueError(f"{who}: mode must be one of 'raise', 'wrap' or 'clip' (got {mode!r})")
     if isinstance(indices, list | tuple) and len(indices) == 0:
         indices = _core.zeros(0, dtype=_core.int64, device=x.device)  # NumPy's reading of []
-    elif x.device.type != "cpu" and isinstance(indices, list | tuple):
-        indices = asarray(indices, device=x.device)  # host lists index on the array's device
+    elif x.device.type != "cpu" and isinstance(indices, list | tuple | np.ndarray):
+        # host indices for a device array: checked on the host, so the gather needs no
+        # synchronization for its bounds check
+        r = _take_host_indices(x, indices, axis, mode, who)
+        if r is not None:
+            return _into_out(r, out, who)
     if mode != "raise":
         if axis is None:
             n = x.size
@@ -80,9 +86,44 @@ def take(a, indices, axis=None, out=None, mode="raise"):
                         indices = _core.remainder(idx.astype(_core.int64), n)
                     else:
                         indices = _core.clip(idx.astype(_core.int64), 0, n - 1)
-                else:
-                    indices = idx
-    r = _take(x, indices, axis)
+                    # in range by construction: no bounds check (no GPU synchronization)
+                    return _into_out(_core._take_in_range(x, indices, axis), out, who)
+                indices = idx
+    return _into_out(_take(x, indices, axis), out, who)
+
+
+def _take_host_indices(x, indices, axis, mode, who):
+    """take with host (list or NumPy) integer indices of a device array: wrapped, clipped or
+    bounds-checked on the host, then uploaded; None when they are not integers."""
+    idx = np.asarray(indices)
+    if idx.dtype.kind not in "iu":
+        return None
+    if axis is None:
+        n = x.size
+    else:
+        ax = operator.index(axis)
+        if not -x.ndim <= ax < x.ndim:
+            return None  # take raises the AxisError
+        n = x.shape[ax]
+    idx = idx.astype(np.int64)
+    if idx.size:
+        if n == 0:
+            raise IndexError(f"{who}: cannot do a non-empty take from an empty axis")
+        if mode == "wrap":
+            idx = idx % n
+        elif mode == "clip":
+            idx = np.clip(idx, 0, n - 1)
+        else:
+            lo, hi = int(idx.min()), int(idx.max())
+            if lo < -n or hi >= n:
+                bad = lo if lo < -n else hi
+                where = "" if axis is None else f" for axis {operator.index(axis)}"
+                raise IndexError(f"{who}: index {bad} is out of bounds{where} with size {n}")
+            idx = np.where(idx < 0, idx + n, idx)
+    return _core._take_in_range(x, asarray(idx, device=x.device), axis)
+
+
+def _into_out(r, out, who):
     if out is None:
         return r
     if not isinstance(out, _core.ndarray):

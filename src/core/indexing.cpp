@@ -171,7 +171,9 @@ struct Gather {
     Array off;  // int64, contiguous, of shape `shape`
     Shape shape;
 };
-Gather gather_offsets(const Array& src, const Array& indices, int ax, const char* who) {
+// `in_range`: the caller guarantees 0 <= index < n (no bounds check, hence no synchronization).
+Gather gather_offsets(const Array& src, const Array& indices, int ax, const char* who,
+                      bool in_range = false) {
     const Kind ik = kind(indices.dtype());
     if (ik != Kind::signed_int && ik != Kind::unsigned_int)
         throw IndexError(std::string(who) + ": indices must be integers, got dtype " +
@@ -181,9 +183,9 @@ Gather gather_offsets(const Array& src, const Array& indices, int ax, const char
                          " but the indices are on " + indices.device().str());
     const int64_t n = src.shape()[size_t(ax)];
     Array idx = indices.astype(DType::int64, false);
-    if (idx.size() > 0) {
-        if (n == 0)
-            throw IndexError(std::string(who) + ": cannot do a non-empty take from an empty axis");
+    if (idx.size() > 0 && n == 0)
+        throw IndexError(std::string(who) + ": cannot do a non-empty take from an empty axis");
+    if (idx.size() > 0 && !in_range) {
         debug::OpScope op("take / put (the bounds check)");
         const int64_t lo = min(idx).item<int64_t>(), hi = max(idx).item<int64_t>();
         if (lo < -n || hi >= n)
@@ -225,7 +227,7 @@ Gather gather_offsets(const Array& src, const Array& indices, int ax, const char
 // C-ordered matrix, say), one offset per index and a copy of B elements each, not one offset
 // and copy per element. The offsets are those of a view whose unit is the run. (CUDA's gather
 // kernels are built per element width, so there the per-element path stays.)
-Array take_rows(const Array& src, const Array& indices, int ax, const char* who) {
+Array take_rows(const Array& src, const Array& indices, int ax, const char* who, bool in_range) {
     if (src.device().type != DeviceType::cpu) return Array();
     const int nd = src.ndim();
     int64_t run = 1;
@@ -244,7 +246,7 @@ Array take_rows(const Array& src, const Array& indices, int ax, const char* who)
     }
     // the offsets in runs, from a view with the run as its unit (only its geometry is read)
     const Array units = src.detach().view(bshape, bstrides);
-    Gather g = gather_offsets(units, indices, ax, who);
+    Gather g = gather_offsets(units, indices, ax, who, in_range);
     Shape out_shape = g.shape;
     for (int d = ax + 1; d < nd; ++d)
         out_shape.push_back(src.shape()[size_t(d)]);
@@ -258,14 +260,14 @@ Array take_rows(const Array& src, const Array& indices, int ax, const char* who)
 
 }  // namespace
 
-Array take(const Array& x, const Array& indices, std::optional<int64_t> axis) {
+Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, bool in_range) {
     const char* who = "ember.take";
     if (x.grad_meta() && autograd::detail::should_record(x)) [[unlikely]]
         return autograd::detail::take(x, indices, axis);
     const Array src = axis ? x : x.reshape({x.size()});
     const int ax = axis ? normalize_axis(*axis, src.ndim(), who) : 0;
-    if (Array rows = take_rows(src, indices, ax, who); rows.defined()) return rows;
-    Gather g = gather_offsets(src, indices, ax, who);
+    if (Array rows = take_rows(src, indices, ax, who, in_range); rows.defined()) return rows;
+    Gather g = gather_offsets(src, indices, ax, who, in_range);
     Array out = Array::empty(g.shape, x.dtype(), x.device());
     if (out.size() == 0) return out;
     backend::of(x.device(), who)

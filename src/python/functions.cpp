@@ -405,6 +405,15 @@ void bind_manipulation(nb::module_& m) {
         "x"_a, "indices"_a, "axis"_a.none() = nb::none(),
         "Elements of x at integer indices along axis (of the flattened x when axis is None).");
     m.def(
+        "_take_in_range",
+        [](const Array& x, const Array& indices, nb::handle axis) {
+            std::optional<int64_t> ax;
+            if (!axis.is_none()) ax = one_axis(axis, "ember.take");
+            return take(x, indices, ax, true);
+        },
+        "x"_a, "indices"_a, "axis"_a.none() = nb::none(),
+        "take with indices the caller knows are in [0, n): no bounds check (no GPU sync).");
+    m.def(
         "_memory_base",
         [](const Array& x) {
             return nb::make_tuple(reinterpret_cast<uintptr_t>(x.storage()->data()),

@@ -71,3 +71,19 @@ def test_take_errors(device):
         ember.take(x, ember.asarray([0], device=device), axis=2)
     with pytest.raises(IndexError, match="empty"):
         ember.take(ember.ones((0,), device=device), ember.asarray([0], device=device))
+
+
+def test_take_host_indices_are_checked_on_the_host():
+    # host (list / NumPy) indices: wrapped, clipped or bounds-checked before the upload, with
+    # NumPy's results and errors
+    x = ember.arange(10.0)
+    n = np.arange(10.0)
+    for idx in ([1, -1, 3], np.array([[0, 9], [-10, 4]]), np.array([], dtype=np.int64)):
+        np.testing.assert_array_equal(ember.asnumpy(ember.take(x, idx)), np.take(n, idx))
+    for mode in ("wrap", "clip"):
+        idx = np.array([-12, 3, 25])
+        np.testing.assert_array_equal(
+            ember.asnumpy(ember.take(x, idx, mode=mode)), np.take(n, idx, mode=mode)
+        )
+    with pytest.raises(IndexError, match="out of bounds"):
+        ember.take(x, [10])

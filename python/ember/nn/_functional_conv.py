@@ -74,7 +74,7 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002
 
 def _take(x, dim, idx):
     return (
-        _core.take(x, asarray(idx, dtype="int64", device=x.device), axis=dim)
+        _core._take_in_range(x, asarray(idx, dtype="int64", device=x.device), axis=dim)
         if len(idx)
         else _slice(x, dim, 0, 0)
     )

@@ -155,7 +155,7 @@ def interpolate(
             "nearest" if mode == "nearest" else "linear",
         )
         if mode == "nearest":
-            x = _core.take(x, src.to(x.device), axis=dim)
+            x = _core._take_in_range(x, src.to(x.device), axis=dim)
             continue
         shape = [1] * x.ndim
         shape[dim] = n_out
@@ -165,7 +165,7 @@ def interpolate(
             acc = None
             for j, w in enumerate(_cubic_weights(t)):
                 idx = _core.clip(f.astype("int64") - 1 + j, 0, n_in - 1).to(x.device)
-                term = _core.take(x, idx, axis=dim) * w
+                term = _core._take_in_range(x, idx, axis=dim) * w
                 acc = term if acc is None else acc + term
             x = acc
         else:
@@ -174,7 +174,7 @@ def interpolate(
             hi = _core.minimum(lo + 1, n_in - 1)
             t = (src - lo.astype("float64")).astype(x.dtype).to(x.device).reshape(tuple(shape))
             x = (
-                _core.take(x, lo.to(x.device), axis=dim) * (1 - t)
-                + _core.take(x, hi.to(x.device), axis=dim) * t
+                _core._take_in_range(x, lo.to(x.device), axis=dim) * (1 - t)
+                + _core._take_in_range(x, hi.to(x.device), axis=dim) * t
             )
     return x
