@@ -20,13 +20,18 @@ with ``--preload ember.dask`` (or the config ``distributed.worker.preload``)."""
 
 from __future__ import annotations
 
+import sys
+
 from . import _dispatch, backend
 from ._dispatch import backend_device, to_ember_dispatch
 from .backend import EmberBackendEntrypoint
 
 __all__ = [
     "EmberBackendEntrypoint",
+    "EmberFrameBackendEntrypoint",
     "LocalCluster",
+    "frame_device",
+    "to_parquet",
     "backend_device",
     "register",
     "to_ember_dispatch",
@@ -39,18 +44,34 @@ def register():
     _dispatch.register()
     backend.register()
     try:
+        import dask.dataframe  # noqa: F401
+    except ImportError:  # dask.dataframe needs pandas and pyarrow
+        pass
+    else:
+        from . import frame_backend
+
+        frame_backend.register()
+    try:
         import distributed.protocol  # noqa: F401
     except ImportError:
         return
     from . import _distributed
 
     _distributed.register()
+    if "dask.dataframe" in sys.modules:
+        from . import _frame_serialize
+
+        _frame_serialize.register()
 
 
 register()
 
 
 def __getattr__(name):
+    if name in ("EmberFrameBackendEntrypoint", "to_parquet", "frame_device"):
+        from . import frame_backend
+
+        return getattr(frame_backend, name)
     if name == "LocalCluster":  # distributed is optional: imported when asked for
         from ._cluster import LocalCluster
 

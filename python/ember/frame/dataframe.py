@@ -383,9 +383,18 @@ class DataFrame(FrameMethods, FrameBase):
         if append:
             raise NotImplementedError("ember.frame.DataFrame.set_index: append=True (MultiIndex)")
         if isinstance(keys, list):
+            if len(keys) > 1 and all(isinstance(k, str) or np.isscalar(k) for k in keys):
+                from .index import MultiIndex
+
+                missing = [k for k in keys if k not in self._data]
+                if missing:
+                    raise KeyError(f"None of {missing} are in the columns")
+                idx = MultiIndex([self._data[k] for k in keys], list(keys))
+                cols = {k: c for k, c in self._data.items() if not (drop and k in keys)}
+                return DataFrame._from_columns(cols, idx)
             if len(keys) != 1:
                 raise NotImplementedError(
-                    "ember.frame.DataFrame.set_index: several keys (MultiIndex)"
+                    "ember.frame.DataFrame.set_index: several keys that are not column labels"
                 )
             keys = keys[0]
         if isinstance(keys, str) or np.isscalar(keys):

@@ -137,6 +137,33 @@ class FrameBase:
             out.index = RangeIndex(len(out), device=self.device)
         return out
 
+    @property
+    def _constructor(self):
+        """pandas' ``_constructor`` (what Dask builds results with): this type, on this
+        object's device."""
+        import functools
+
+        return functools.partial(type(self), device=self.device)
+
+    @property
+    def _constructor_sliced(self):
+        """pandas' ``_constructor_sliced``: Series, on this object's device."""
+        import functools
+
+        from .series import Series
+
+        return functools.partial(Series, device=self.device)
+
+    def take(self, indices, axis=0):
+        """Rows at positions ``indices`` (an ember or host int array; negative counts from the
+        end), as pandas' ``take`` along the rows."""
+        if axis not in (0, "index", "rows"):
+            raise ValueError(f"ember.frame.take: axis={axis!r} (only the rows, axis=0)")
+        dev = self.device
+        idx = _em.asarray(indices, device=dev).astype(_em.int64)
+        idx = _em.where(idx < 0, idx + len(self), idx)
+        return self._take(idx)
+
     def __bool__(self):
         raise ValueError(
             f"The truth value of a {type(self).__name__} is ambiguous. "

@@ -204,50 +204,137 @@ class FrameMethods:
             )
         return self._map(lambda c: astype(c, dtype, "DataFrame.astype"))
 
-    # ---- reductions --------------------------------------------------------------------------
-    def _reduce(self, how, numeric_only=False, **kw):
+    def transpose(self):
+        """Rows become columns, for frames of numeric/bool columns (one common dtype, as
+        pandas gives; pandas' object columns for mixed kinds have no device form here). The
+        new column labels are the index labels (host metadata)."""
+        from .index import as_index
+
+        cols = list(self._data.values())
+        bad = sorted({str(c.dtype) for c in cols if c.kind != "num"})
+        if bad:
+            raise NotImplementedError(
+                f"ember.frame.DataFrame.transpose: columns of dtype {', '.join(bad)} "
+                "(pandas makes object columns)"
+            )
+        dev = self.device
+        labels = self.index.to_pandas().tolist()
+        new_index = as_index(pd.Index(self.columns), dev)
+        if not cols:
+            return type(self)._from_columns({}, new_index)
+        dtype = np.result_type(*[c.dtype for c in cols])
+        mat = _em.stack([c.data.astype(dtype) for c in cols], axis=1)
+        masks = None
+        if any(c.mask is not None for c in cols):
+            masks = _em.stack([c.valid() for c in cols], axis=1)
+        out = {}
+        for j, lab in enumerate(labels):
+            out[lab] = Column(
+                dtype,
+                _em.ascontiguousarray(mat[j]),
+                None if masks is None else _em.ascontiguousarray(masks[j]),
+            )
+        return type(self)._from_columns(out, new_index)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def quantile(self, q=0.5, axis=0, numeric_only=False, interpolation="linear", method="single"):
+        """pandas' ``DataFrame.quantile``: per numeric column ("single"), or whole rows of the
+        frame sorted by all its columns ("table", with interpolation lower/higher/nearest:
+        works for strings too)."""
         from .series import Series
 
+        _check_axis(axis, "quantile")
+        scalar = np.isscalar(q)
+        qs = np.atleast_1d(np.asarray(q, dtype="float64"))
+        if method == "table":
+            from .keys import argsort_columns
+
+            if interpolation not in ("lower", "higher", "nearest"):
+                raise ValueError(
+                    "ember.frame.DataFrame.quantile: method='table' takes interpolation "
+                    f"'lower', 'higher' or 'nearest', not {interpolation!r}"
+                )
+            cols = list(self._data.values())
+            order = argsort_columns(cols, [True] * len(cols), "last")
+            rnd = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}[interpolation]
+            pos = rnd(qs * max(len(self) - 1, 0)).astype("int64")  # host positions (metadata)
+            rows = _em.take(order, _em.asarray(pos, device=self.device))
+            out = type(self)._from_columns({k: c.take(rows) for k, c in self._data.items()})
+            from .index import as_index
+
+            out.index = as_index(pd.Index(qs), self.device)
+            return out.iloc[0] if scalar else out
+        if method != "single":
+            raise ValueError(f"ember.frame.DataFrame.quantile: invalid method {method!r}")
+        names = [k for k, c in self._data.items() if not numeric_only or c.kind == "num"]
+        vals = {k: self[k].quantile(qs.tolist(), interpolation) for k in names}
+        if scalar:
+            return Series(
+                pd.Series({k: v.to_pandas().iloc[0] for k, v in vals.items()}, name=q),
+                device=self.device,
+            )
+        return type(self)._from_columns(
+            {k: v._col for k, v in vals.items()}, next(iter(vals.values())).index if vals else None
+        )
+
+    def select_dtypes(self, include=None, exclude=None):
+        """pandas' ``select_dtypes``: the columns whose dtypes match (decided by pandas on an
+        empty host frame of the same dtypes: metadata only)."""
+        probe = pd.DataFrame(
+            {i: pd.Series([], dtype=dt) for i, dt in enumerate(self.dtypes.tolist())}
+        )
+        keep = probe.select_dtypes(include=include, exclude=exclude).columns.tolist()
+        names = list(self._data)
+        return type(self)._from_columns({names[i]: self._data[names[i]] for i in keep}, self.index)
+
+    # ---- reductions --------------------------------------------------------------------------
+    def _reduce(self, how, numeric_only=False, axis=None, skipna=True, **kw):
+        from .series import Series
+
+        _check_axis(axis, how)
         names, vals = [], []
         for k, c in self._data.items():
             if numeric_only and c.kind != "num":
                 continue
             names.append(k)
-            vals.append(ops.reduce(c, how, **kw))
+            vals.append(ops.reduce(c, how, skipna=skipna, **kw))
         return Series(pd.Series(vals, index=pd.Index(names, dtype=object)), device=self.device)
 
-    def sum(self, numeric_only=False, min_count=0):
-        return self._reduce("sum", numeric_only, min_count=min_count)
+    def sum(self, axis=None, skipna=True, numeric_only=False, min_count=0):
+        return self._reduce("sum", numeric_only, axis, skipna, min_count=min_count)
 
-    def prod(self, numeric_only=False):
-        return self._reduce("prod", numeric_only)
+    def prod(self, axis=None, skipna=True, numeric_only=False, min_count=0):
+        return self._reduce("prod", numeric_only, axis, skipna, min_count=min_count)
 
-    def mean(self, numeric_only=False):
-        return self._reduce("mean", numeric_only)
+    def mean(self, axis=None, skipna=True, numeric_only=False):
+        return self._reduce("mean", numeric_only, axis, skipna)
 
-    def median(self, numeric_only=False):
-        return self._reduce("median", numeric_only)
+    def median(self, axis=None, skipna=True, numeric_only=False):
+        return self._reduce("median", numeric_only, axis, skipna)
 
-    def min(self, numeric_only=False):
-        return self._reduce("min", numeric_only)
+    def min(self, axis=None, skipna=True, numeric_only=False):
+        return self._reduce("min", numeric_only, axis, skipna)
 
-    def max(self, numeric_only=False):
-        return self._reduce("max", numeric_only)
+    def max(self, axis=None, skipna=True, numeric_only=False):
+        return self._reduce("max", numeric_only, axis, skipna)
 
-    def std(self, ddof=1, numeric_only=False):
-        return self._reduce("std", numeric_only, ddof=ddof)
+    def std(self, axis=None, skipna=True, ddof=1, numeric_only=False):
+        return self._reduce("std", numeric_only, axis, skipna, ddof=ddof)
 
-    def var(self, ddof=1, numeric_only=False):
-        return self._reduce("var", numeric_only, ddof=ddof)
+    def var(self, axis=None, skipna=True, ddof=1, numeric_only=False):
+        return self._reduce("var", numeric_only, axis, skipna, ddof=ddof)
 
-    def count(self):
-        return self._reduce("count")
+    def count(self, axis=None, numeric_only=False):
+        return self._reduce("count", numeric_only, axis)
 
-    def any(self):
-        return self._reduce("any")
+    def any(self, axis=None, bool_only=False, skipna=True):
+        return self._reduce("any", False, axis, skipna)
 
-    def all(self):
-        return self._reduce("all")
+    def all(self, axis=None, bool_only=False, skipna=True):
+        return self._reduce("all", False, axis, skipna)
 
     def nunique(self, dropna=True):
         return self._reduce_series(lambda s: s.nunique(dropna=dropna))
@@ -451,11 +538,27 @@ class FrameMethods:
     map = applymap
 
     # ---- group-by, joins, reshape ------------------------------------------------------------
-    def groupby(self, by=None, *, level=None, as_index=True, sort=True, dropna=True):
+    def groupby(
+        self,
+        by=None,
+        *,
+        level=None,
+        as_index=True,
+        sort=True,
+        dropna=True,
+        group_keys=True,
+        observed=True,
+    ):
+        # group_keys (apply's index) and observed (only observed categories: pandas 3's
+        # default) are accepted for pandas' signature
         from .groupby import GroupBy
 
+        _check_observed(observed, "DataFrame")
+
         if level is not None:
-            by = self.index
+            from .groupby import level_keys
+
+            by = level_keys(self.index, level)
         return GroupBy(self, by, as_index=as_index, sort=sort, dropna=dropna)
 
     def merge(
@@ -522,3 +625,18 @@ class FrameMethods:
 
     def to_dict(self, orient="dict"):
         return self.to_pandas().to_dict(orient=orient)
+
+
+def _check_observed(observed, owner):
+    if observed is False:
+        raise NotImplementedError(
+            f"ember.frame.{owner}.groupby: observed=False (groups are the observed keys)"
+        )
+
+
+def _check_axis(axis, how):
+    if axis not in (None, 0, "index", "rows"):
+        raise NotImplementedError(
+            f"ember.frame.DataFrame.{how}: axis={axis!r} (row-wise reductions); "
+            "reduce the transpose's columns instead"
+        )

@@ -245,6 +245,25 @@ def _nullable_take(col, rows):
     return out
 
 
+def level_keys(index, level):
+    """``groupby(level=...)``'s keys: the index, or the chosen levels of a MultiIndex (as
+    single-level Indexes, by position or by name)."""
+    if not isinstance(index, MultiIndex):
+        return index
+    levels = level if isinstance(level, (list, tuple)) else [level]
+    out = []
+    for lv in levels:
+        i = lv if isinstance(lv, int) and lv not in index.names else None
+        if i is None:
+            if lv not in index.names:
+                raise KeyError(f"Level {lv} not found")
+            i = index.names.index(lv)
+        if not -index.nlevels <= i < index.nlevels:
+            raise IndexError(f"Too many levels: Index has only {index.nlevels} levels, not {i + 1}")
+        out.append(Index(index._columns[i], name=index.names[i]))
+    return out
+
+
 class GroupBy:
     """``DataFrame.groupby(by)``: keys are column names, Series or an Index (same rows)."""
 
@@ -260,7 +279,10 @@ class GroupBy:
         bys = by if isinstance(by, list) else [by]
         names, cols = [], []
         for b in bys:
-            if isinstance(b, Series):
+            if isinstance(b, MultiIndex):
+                names.extend(b.names)
+                cols.extend(b._columns)
+            elif isinstance(b, Series):
                 names.append(b.name)
                 cols.append(b._col)
             elif isinstance(b, Index):
@@ -361,6 +383,8 @@ class GroupBy:
         return DataFrame._from_columns(out, RangeIndex(self.ngroups, device=idx.device))
 
     def __getitem__(self, key):
+        if isinstance(key, pd.Index):
+            key = key.tolist()
         if isinstance(key, list):
             for k in key:
                 if k not in self._obj._data:
@@ -382,6 +406,28 @@ class GroupBy:
             Series._from_column(c, self._obj.index, n)
             for n, c in zip(self._key_names, self._key_cols, strict=False)
         ]
+
+    # ---- groups ------------------------------------------------------------------------------
+    def _host_keys(self):
+        """Each group's key as a host value (a tuple for several keys), in result order."""
+        return self._result_index().to_pandas().tolist()
+
+    def _rows_of_group(self, g):
+        return _em.nonzero(self._codes == g)[0]
+
+    @property
+    def groups(self):
+        """pandas' ``GroupBy.groups``: {key: Index of the group's row labels}."""
+        idx = self._obj.index
+        return {k: idx.take(self._rows_of_group(g)) for g, k in enumerate(self._host_keys())}
+
+    def get_group(self, name):
+        """pandas' ``GroupBy.get_group``: the rows of the group with key ``name``."""
+        keys = self._host_keys()
+        if name not in keys:
+            raise KeyError(name)
+        out = self._obj._take(self._rows_of_group(keys.index(name)))
+        return out if self._selection is None else out[self._selection]
 
     # ---- aggregations ------------------------------------------------------------------------
     def _simple(self, how, numeric_only=False, **kw):

@@ -94,6 +94,89 @@ class Index:
         same = (a.data == b.data) | (~va & ~vb)
         return bool(_em.all(same & (va == vb)))
 
+    @property
+    def names(self):
+        return [self.name]
+
+    @names.setter
+    def names(self, value):
+        (self.name,) = value
+
+    @property
+    def nlevels(self):
+        return 1
+
+    def isna(self):
+        """bool ember array, True where the label is missing."""
+        return self._col.isnull()
+
+    def notna(self):
+        return ~self.isna()
+
+    def _sorted_codes(self):
+        """Dense codes in label order (None when a label is missing: not monotonic)."""
+        col = self._col
+        if col.has_nulls():
+            return None
+        if col.kind in ("num", "time"):
+            return col.data
+        from .keys import group_codes
+
+        return group_codes([col], dropna=False, need_first=False)[0]
+
+    def _monotonic(self, increasing):
+        if len(self) < 2:
+            return True
+        c = self._sorted_codes()
+        if c is None:
+            return False
+        ok = c[1:] >= c[:-1] if increasing else c[1:] <= c[:-1]
+        return bool(_em.all(ok))  # one host read
+
+    @property
+    def is_monotonic_increasing(self):
+        return self._monotonic(True)
+
+    @property
+    def is_monotonic_decreasing(self):
+        return self._monotonic(False)
+
+    @property
+    def is_unique(self):
+        from .keys import group_codes
+
+        return len(self) < 2 or group_codes([self._col], dropna=False)[2] == len(self)
+
+    def astype(self, dtype, copy=True):
+        from .cast import astype
+
+        return Index(astype(self._col, dtype, "Index.astype"), self.name)
+
+    def to_frame(self, index=True, name=None):
+        """pandas' ``Index.to_frame``: a one-column DataFrame of the labels."""
+        from .dataframe import DataFrame
+
+        if name is None:
+            name = self.name if self.name is not None else 0
+        return DataFrame._from_columns({name: self._col}, self if index else None)
+
+    def __getitem__(self, key):
+        """Positions: a slice (step 1) or an integer array / list; a scalar position gives
+        the label (a host value)."""
+        n = len(self)
+        if isinstance(key, slice) and key.step in (None, 1):
+            start, stop, _ = key.indices(n)
+            return self.slice(start, max(start, stop))
+        if isinstance(key, (int, np.integer)):
+            pos = int(key) + n if key < 0 else int(key)
+            if not 0 <= pos < n:
+                raise IndexError(f"index {key} is out of bounds for axis 0 with size {n}")
+            return self.slice(pos, pos + 1).to_pandas()[0]
+        idx = _em.asarray(key, device=self.device)
+        if idx.dtype == _em.bool:
+            idx = _em.nonzero(idx)[0]
+        return self.take(idx.astype(_em.int64))
+
     def rename(self, name):
         out = self.__class__.__new__(self.__class__)
         out.__dict__.update(self.__dict__)
@@ -165,6 +248,12 @@ def concat_indexes(indexes) -> Index:
             pos = i.stop
         if ok:
             return RangeIndex(indexes[0].start, pos, 1, indexes[0].name, indexes[0].device)
+    if all(isinstance(i, MultiIndex) for i in indexes):
+        nl = {i.nlevels for i in indexes}
+        if len(nl) != 1:
+            raise ValueError("ember.frame.concat: MultiIndexes with different numbers of levels")
+        levels = [concat_columns([i._columns[j] for i in indexes]) for j in range(nl.pop())]
+        return MultiIndex(levels, indexes[0].names)
     names = {i.name for i in indexes}
     name = indexes[0].name if len(names) == 1 else None
     return Index(concat_columns([i._col for i in indexes]), name)
@@ -187,8 +276,25 @@ class MultiIndex(Index):
 
     def __init__(self, columns, names):
         self._columns = list(columns)
-        self.names = list(names)
+        self._names = list(names)
         self.name = None
+
+    @property
+    def names(self):
+        return self._names
+
+    @names.setter
+    def names(self, value):
+        self._names = list(value)
+
+    def to_frame(self, index=True, name=None):
+        from .dataframe import DataFrame
+
+        names = self.names if name is None else list(name)
+        names = [n if n is not None else f"level_{i}" for i, n in enumerate(names)]
+        return DataFrame._from_columns(
+            dict(zip(names, self._columns, strict=True)), self if index else None
+        )
 
     @property
     def _col(self):

@@ -191,13 +191,16 @@ def merge(
         ri, li, ident = _expand(lo2, cnt, lo_, dev, keep_unmatched=True)
         idents = (False, ident)
     out = _assemble(left, right, li, ri, lnames, rnames, suffixes, indicator, dev, idents)
+    if left_index or right_index:
+        _index_result(out, left, right, li, ri, left_index, right_index)
     if how == "outer" or sort:
         keys = [out._data[k] if k in out._data else None for k in lnames]
         if any(k is None for k in keys):
             keys = [concat_columns([c.take(li, nullable=True)]) for c in lcols]
         order = argsort_columns(keys, [True] * len(keys), "last")
         out = out._take(order)
-        out.index = RangeIndex(len(out), device=dev)
+        if not (left_index or right_index):  # index joins keep their (reordered) labels
+            out.index = RangeIndex(len(out), device=dev)
     return out
 
 
@@ -252,6 +255,20 @@ def _assemble(left, right, li, ri, lnames, rnames, suffixes, indicator, dev, ide
     return DataFrame._from_columns(cols, RangeIndex(li.shape[0], device=dev))
 
 
+def _index_result(out, left, right, li, ri, left_index, right_index):
+    """pandas' index of an index join: the joined key for index-on-index, else the index of
+    the side joined on columns (its rows' labels); the temporary key column is dropped."""
+    from .index import Index
+
+    key = out._data.pop("__ember_index_key__", None)
+    if left_index and right_index:
+        out.index = Index(key, name=left.index.name)
+        return
+    src, idx = (left.index, li) if right_index else (right.index, ri)
+    nullable = bool(_em.any(idx < 0)) if idx.shape[0] else False  # host read
+    out.index = Index(src._col.take(idx, nullable=nullable), name=src.name)
+
+
 def _index_keys(left, right, left_index, right_index, left_on, right_on, on):
     """Turn index joins into column joins on a temporary key column."""
     tmp = "__ember_index_key__"
@@ -276,7 +293,6 @@ def join(left, other, on=None, how="left", lsuffix="", rsuffix="", sort=False):
 
     if isinstance(other, Series):
         other = other.to_frame()
-    tmp = "__ember_index_key__"
     if on is None:
         out = merge(
             left,
@@ -287,18 +303,10 @@ def join(left, other, on=None, how="left", lsuffix="", rsuffix="", sort=False):
             sort=sort,
             suffixes=(lsuffix, rsuffix),
         )
-        key = out._data.pop(tmp)
-        from .index import Index
-
-        out.index = Index(key, name=left.index.name)
-        if how in ("left", "inner") and not sort:
-            pass
-        return out
-    out = merge(
+        return out  # merge keeps the joined key as the index
+    return merge(
         left, other, how=how, left_on=on, right_index=True, sort=sort, suffixes=(lsuffix, rsuffix)
     )
-    out._data.pop(tmp, None)
-    return out
 
 
 _ = np

@@ -161,6 +161,26 @@ class Series(FrameBase):
     def __array__(self, dtype=None, copy=None):
         return np.asarray(self.to_numpy(), dtype=dtype)
 
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """A NumPy ufunc on a numeric Series (with scalars) runs ember's ufunc of the same name
+        on the device, keeping the index, name and missing values (``np.sqrt(s)``, as Dask's
+        ``std`` calls it); other calls compute on a host copy, as through ``__array__``."""
+        f = getattr(_em, ufunc.__name__, None)
+        ok = (
+            method == "__call__"
+            and not kwargs
+            and ufunc.nout == 1
+            and f is not None
+            and self._col.kind == "num"
+            and all(i is self or np.isscalar(i) for i in inputs)
+        )
+        if not ok:
+            host = [np.asarray(i) if isinstance(i, Series) else i for i in inputs]
+            return getattr(ufunc, method)(*host, **kwargs)
+        data = f(*[self._col.data if i is self else i for i in inputs])
+        col = Column(np.dtype(data.dtype), data, self._col.mask)
+        return Series._from_column(col, self.index, self.name)
+
     def __iter__(self):
         return iter(self.tolist())
 
@@ -350,44 +370,52 @@ class Series(FrameBase):
         return self._inplace(out, inplace)
 
     # ---- reductions --------------------------------------------------------------------------
-    def _reduce(self, how, skipna=True, **kw):
+    def _reduce(self, how, skipna=True, axis=None, numeric_only=False, **kw):
+        # axis/numeric_only: pandas' signature (a Series has one axis; numeric_only on a
+        # non-numeric Series raises TypeError as in pandas)
+        if axis not in (None, 0, "index", "rows"):
+            raise ValueError(f"No axis named {axis} for object type Series")
+        if numeric_only and self._col.kind != "num":
+            raise TypeError(
+                f"Series.{how} does not allow numeric_only=True with non-numeric dtypes."
+            )
         return ops.reduce(self._col, how, skipna=skipna, **kw)
 
-    def sum(self, skipna=True, min_count=0):
-        return self._reduce("sum", skipna, min_count=min_count)
+    def sum(self, axis=None, skipna=True, numeric_only=False, min_count=0):
+        return self._reduce("sum", skipna, axis, numeric_only, min_count=min_count)
 
-    def prod(self, skipna=True, min_count=0):
-        return self._reduce("prod", skipna, min_count=min_count)
+    def prod(self, axis=None, skipna=True, numeric_only=False, min_count=0):
+        return self._reduce("prod", skipna, axis, numeric_only, min_count=min_count)
 
-    def mean(self, skipna=True):
-        return self._reduce("mean", skipna)
+    def mean(self, axis=None, skipna=True, numeric_only=False):
+        return self._reduce("mean", skipna, axis, numeric_only)
 
-    def median(self, skipna=True):
-        return self._reduce("median", skipna)
+    def median(self, axis=None, skipna=True, numeric_only=False):
+        return self._reduce("median", skipna, axis, numeric_only)
 
-    def min(self, skipna=True):
-        return self._reduce("min", skipna)
+    def min(self, axis=None, skipna=True, numeric_only=False):
+        return self._reduce("min", skipna, axis, numeric_only)
 
-    def max(self, skipna=True):
-        return self._reduce("max", skipna)
+    def max(self, axis=None, skipna=True, numeric_only=False):
+        return self._reduce("max", skipna, axis, numeric_only)
 
-    def std(self, ddof=1, skipna=True):
-        return self._reduce("std", skipna, ddof=ddof)
+    def std(self, axis=None, skipna=True, ddof=1, numeric_only=False):
+        return self._reduce("std", skipna, axis, numeric_only, ddof=ddof)
 
-    def var(self, ddof=1, skipna=True):
-        return self._reduce("var", skipna, ddof=ddof)
+    def var(self, axis=None, skipna=True, ddof=1, numeric_only=False):
+        return self._reduce("var", skipna, axis, numeric_only, ddof=ddof)
 
-    def sem(self, ddof=1, skipna=True):
-        return self._reduce("sem", skipna, ddof=ddof)
+    def sem(self, axis=None, skipna=True, ddof=1, numeric_only=False):
+        return self._reduce("sem", skipna, axis, numeric_only, ddof=ddof)
 
     def count(self):
         return self._reduce("count")
 
-    def any(self, skipna=True):
-        return self._reduce("any", skipna)
+    def any(self, axis=None, bool_only=False, skipna=True):
+        return self._reduce("any", skipna, axis)
 
-    def all(self, skipna=True):
-        return self._reduce("all", skipna)
+    def all(self, axis=None, bool_only=False, skipna=True):
+        return self._reduce("all", skipna, axis)
 
     def idxmax(self, skipna=True):
         return self._idx(True)
@@ -582,11 +610,63 @@ class Series(FrameBase):
             out = Column(out.dtype, _em.where(pos >= 0, out.data, np.nan))
         return self._with(out)
 
-    def groupby(self, by=None, sort=True, dropna=True, level=None):
+    def searchsorted(self, value, side="left", sorter=None):
+        """pandas' ``Series.searchsorted`` for numbers and datetimes: insertion positions of
+        ``value`` (a scalar, array or Series) in this sorted Series, an ember int64 array on
+        this Series' device (pandas returns NumPy's)."""
+        col = self._col
+        if col.kind not in ("num", "time", "str"):
+            raise TypeError(f"ember.frame.Series.searchsorted: not supported for dtype {col.dtype}")
+        if side not in ("left", "right"):
+            raise ValueError(f"ember.frame.Series.searchsorted: side={side!r} (left or right)")
+        if col.kind == "str":
+            # strings: joint group codes, which are ranks in sort order, then integers
+            from .keys import joint_codes
+
+            vcol = value._col if isinstance(value, Series) else None
+            if vcol is None:
+                vals = [value] if isinstance(value, str) else list(value)
+                vcol = from_values(np.asarray(vals, dtype=object), self.device, col.dtype)
+            if vcol.kind != "str":
+                raise TypeError(
+                    f"ember.frame.Series.searchsorted: value dtype {vcol.dtype} vs {col.dtype}"
+                )
+            if sorter is not None:
+                col = col.take(_em.asarray(sorter, device=self.device).astype(_em.int64))
+            if not len(col) or not len(vcol):
+                return _em.zeros(len(vcol), dtype=_em.int64, device=self.device)
+            a, v, _ = joint_codes([col], [vcol])
+            return _em.searchsorted(a, v, side=side)
+        if isinstance(value, Series):
+            vcol = value._col
+            if vcol.kind != col.kind:
+                raise TypeError(
+                    f"ember.frame.Series.searchsorted: value dtype {vcol.dtype} vs {col.dtype}"
+                )
+            v = vcol.data
+        elif col.kind == "time":
+            v = _em.asarray(np.asarray(value, dtype=col.dtype).astype("int64"), device=self.device)
+        else:
+            v = _em.asarray(value, device=self.device)
+        a = col.data
+        dt = np.result_type(np.dtype(a.dtype), np.dtype(v.dtype))
+        a = a if sorter is None else _em.take(a, _em.asarray(sorter, device=self.device))
+        return _em.searchsorted(a.astype(dt), v.astype(dt), side=side)
+
+    def groupby(self, by=None, sort=True, dropna=True, level=None, group_keys=True, observed=True):
+        from .frame_methods import _check_observed
         from .groupby import SeriesGroupBy
 
+        _check_observed(observed, "Series")
+
         if level is not None:
-            by = Series._from_column(self.index._col, self.index)
+            from .groupby import level_keys
+            from .index import MultiIndex
+
+            if isinstance(self.index, MultiIndex):
+                by = level_keys(self.index, level)
+            else:
+                by = Series._from_column(self.index._col, self.index, self.index.name)
         return SeriesGroupBy(self, by, sort=sort, dropna=dropna)
 
     def reset_index(self, drop=False, name=None):
