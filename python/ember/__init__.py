@@ -96,6 +96,7 @@ from . import data, datasets, optim
 from . import nn
 from . import amp
 from .amp import autocast
+from ._fusion import fuse
 from ._memory_format import channels_last, channels_last_3d, contiguous_format
 from ._memory_format import memory_format, preserve_format
 from . import _errstate, _npyio

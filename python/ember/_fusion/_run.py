@@ -1,0 +1,362 @@
+"""Running a traced fused function: per-call scalar values (and the checks eager ember makes on
+them), the broadcast shape and strides, and the launch: the host program through the host C++
+compiler of ember.cuda.jit's CPU mode, or the CUDA kernels through RawKernel's NVRTC path."""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import math
+import os
+import subprocess
+import tempfile
+import threading
+
+import numpy as np
+
+from .. import _core
+from . import _codegen
+
+_lock = threading.Lock()
+_host_libs = {}  # source hash -> (ctypes library) or an Exception (no compiler / failed)
+
+
+class Eager(Exception):
+    """This call runs eagerly (a value eager ember treats specially, or no host compiler)."""
+
+
+# ---- scalar values -------------------------------------------------------------------------------
+
+
+def eval_scalars(plan, args):
+    """{node id: value} of the plan's scalar nodes for this call (Python's or ember's own
+    arithmetic on the actual values, as the unfused function computes them)."""
+    vals = {}
+    for n in plan.scalar_nodes:
+        if n.kind == "param":
+            v = args[n.index]
+        elif n.kind == "const":
+            v = n.value
+        else:
+            v = n.fn(*[vals[m.id] for m in n.inputs])
+        if n.weak is not None:
+            if type(v) is not n.weak:
+                raise Eager("a scalar changed type")
+        else:
+            dt = getattr(v, "dtype", None)
+            if dt is None or dt.name != n.dtype:
+                raise Eager("a scalar changed dtype")
+        vals[n.id] = v
+    return vals
+
+
+def _strong_bits(v, dtype):
+    """A strong scalar's value as NumPy holds it (bfloat16: its bits as uint16)."""
+    if isinstance(v, _core.ndarray):
+        if str(v.device) == "cpu":
+            return np.array(v._numpy_view()).reshape(())
+        from .._array import asnumpy
+
+        return np.asarray(asnumpy(v)).reshape(())  # a device scalar read back (explicit)
+    return np.asarray(v).reshape(())
+
+
+_IINFO = {}
+
+
+def slot_values(plan, vals):
+    """The slots' values in their carrier types (NumPy scalars), with eager ember's checks: a
+    Python int out of the loop type's range (OverflowError, or a widened comparison) and
+    integer powers with negative exponents run eagerly, so they raise or widen as eager does."""
+    out = []
+    for s in plan.slots:
+        v = vals[s.node.id]
+        if s.weak is None:
+            b = _strong_bits(v, s.carrier)
+        elif s.weak is int:
+            c = s.carrier
+            lo, hi = _IINFO.get(c) or _IINFO.setdefault(c, (np.iinfo(c).min, np.iinfo(c).max))
+            if not lo <= v <= hi:
+                raise Eager("a Python int beyond the loop type")
+            b = np.array(v, dtype=c)
+        else:
+            b = np.array(v, dtype={"bool": np.bool_, "float64": np.float64}.get(s.carrier, "c16"))
+        out.append(b.reshape(()))
+    for n in plan.selectors:
+        e, t = vals[n.inputs[1].id], n.inputs[0].dtype
+        q = 0
+        if n.inputs[1].weak is float and e == 0.5 and t.startswith(("float", "bfloat")):
+            q = 2
+        elif t != "bool" and (
+            (n.inputs[1].weak is int and e == 2) or (n.inputs[1].weak is float and e == 2.0)
+        ):
+            q = 1 if (n.inputs[1].weak is int or t[0] in "fbc") else 0
+        out.append(np.array(q, dtype=np.int32))
+    for _n, e in plan.pow_checks:
+        if not e.array:
+            v = vals[e.id]
+            if e.weak is int or (e.weak is None and e.dtype[0] == "i"):
+                if int(_strong_bits(v, None) if e.weak is None else v) < 0:
+                    raise Eager("a negative integer power")
+    return out
+
+
+# ---- shapes -------------------------------------------------------------------------------------
+
+
+def elem_strides(a, shape):
+    """Element strides of array `a` broadcast to `shape` (0 along broadcast dimensions)."""
+    nd, k = len(shape), a.ndim
+    st = []
+    item = a.itemsize
+    for d in range(nd):
+        j = d - (nd - k)
+        if j < 0 or (a.shape[j] == 1 and shape[d] != 1):
+            st.append(0)
+        else:
+            st.append(a.strides[j] // item)
+    return st
+
+
+def collapse(shape, strides):
+    from .._kernels._launch import _collapse
+
+    if not shape:
+        return [1], [[0] for _ in strides]
+    cs, cst = _collapse(list(shape), strides)
+    if not cs:
+        return [1], [[0] for _ in strides]
+    return list(cs), [list(x) for x in cst]
+
+
+def _addr(a):
+    return a._numpy_view().__array_interface__["data"][0]
+
+
+# ---- the host ------------------------------------------------------------------------------------
+
+
+def host_library(plan):
+    """The compiled host program of a plan (cached by source), or raises Eager without a host
+    compiler (the caller then runs the DAG eagerly)."""
+    lib = plan.host_lib
+    if lib is not None:
+        return lib
+    from ..cuda import _host
+
+    src = _codegen.host_source(plan)
+    key = hashlib.sha256(src.encode()).hexdigest()[:32]
+    with _lock:
+        lib = _host_libs.get(key)
+        if lib is None:
+            cxx = _host.compiler()
+            try:
+                if cxx is None:
+                    raise Eager("no host C++ compiler")
+                lib = _build(cxx, src, key, _host._cache_dir())
+            except Eager as e:
+                lib = e
+            _host_libs[key] = lib
+    if isinstance(lib, Exception):
+        raise Eager(str(lib))
+    plan.host_lib = lib
+    return lib
+
+
+def _x86_64_v3():
+    """Whether this CPU runs the x86-64-v3 clones of ember's CPU loops (AVX2, FMA, ...): the
+    fused host code is then compiled for it too, so it rounds as they do (GCC's complex
+    multiplication uses FMA there); floating-point contraction stays off (ISO mode), as in
+    ember's own build."""
+    import platform
+
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return False
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    have = set(line.split(":", 1)[1].split())
+                    return {"avx2", "fma", "bmi1", "bmi2", "f16c", "movbe", "abm"} <= have
+    except OSError:
+        pass
+    return False
+
+
+def _build(cxx, src, key, d):
+    flags = ["-std=c++20", "-O2", "-fvect-cost-model=dynamic", "-fPIC", "-pthread", "-w"]
+    flags.append("-ffp-contract=off")
+    if _x86_64_v3():
+        flags.append("-march=x86-64-v3")
+    src = src.replace(_codegen.HOST_PRELUDE, f'#include "{_prelude_header(cxx, flags, d)}"\n')
+    key = hashlib.sha256((cxx + " ".join(flags) + src).encode()).hexdigest()[:32]
+    lib = os.path.join(d, f"fuse-{key}.so")
+    if not os.path.exists(lib):
+        with tempfile.TemporaryDirectory(dir=d) as tmp:
+            cpp = os.path.join(tmp, "fused.cpp")
+            with open(cpp, "w") as f:
+                f.write(src)
+            out = os.path.join(tmp, "fused.so")
+            r = subprocess.run(
+                [cxx, *flags, "-shared", "-I", os.path.join(d, "include"), cpp, "-o", out],
+                capture_output=True,
+                text=True,
+            )
+            if r.returncode != 0:
+                import warnings
+
+                warnings.warn(
+                    "ember.fuse: the host compiler failed on a fused function (a bug in ember: "
+                    "please report it); it runs eagerly instead\n" + r.stderr[-3000:],
+                    RuntimeWarning,
+                    stacklevel=4,
+                )
+                raise Eager("the host compiler failed")
+            os.replace(out, lib)
+    return ctypes.CDLL(lib)
+
+
+def _prelude_header(cxx, flags, d):
+    """The host prelude as a header in the cache's include folder, precompiled once (GCC's
+    .gch: a fused function then compiles in ~0.4 s instead of ~1 s); its name, or the plain
+    header's when precompiling fails (the compiler then reads the text)."""
+    text = _codegen.HOST_PRELUDE
+    h = hashlib.sha256((cxx + " ".join(flags) + text).encode()).hexdigest()[:16]
+    name = f"fz_prelude_{h}.hpp"
+    path = os.path.join(d, "include", name)
+    if not os.path.exists(path):
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    gch = path + ".gch"
+    if not os.path.exists(gch) and not os.path.exists(gch + ".failed"):
+        tmp = f"{gch}.{os.getpid()}.tmp"
+        r = subprocess.run(
+            [cxx, *flags, "-I", os.path.join(d, "include"), "-x", "c++-header", path, "-o", tmp],
+            capture_output=True,
+        )
+        if r.returncode == 0:
+            os.replace(tmp, gch)
+        else:
+            open(gch + ".failed", "w").close()
+    return name
+
+
+def _ptrs(values):
+    """A void* array of the (0-d NumPy) values' addresses, and what keeps them alive."""
+    arr = (ctypes.c_void_p * max(len(values), 1))(
+        *[v.__array_interface__["data"][0] for v in values]
+    )
+    return arr, values
+
+
+def _ll(xs):
+    return (ctypes.c_longlong * max(len(xs), 1))(*xs)
+
+
+_WORKERS = os.cpu_count() or 1
+_WORKERS_C = ctypes.c_int(_WORKERS)
+
+
+_GEOMETRY = {}  # (shape, operand shapes and strides) -> the collapsed geometry's C arguments
+
+
+def host_map(plan, arrays, outs, shape, scalars):
+    lib = host_library(plan)
+    ops = list(arrays) + list(outs)
+    key = (shape, tuple((tuple(a.shape), a.strides, a.itemsize) for a in ops))
+    geo = _GEOMETRY.get(key)
+    if geo is None:
+        cs, cst = collapse(shape, [elem_strides(a, shape) for a in ops])
+        flat = [x for st in cst for x in st]
+        geo = (_ll(cs), _ll(flat), ctypes.c_int(len(cs)), ctypes.c_longlong(math.prod(cs)))
+        if len(_GEOMETRY) > 4096:
+            _GEOMETRY.clear()
+        _GEOMETRY[key] = geo
+    P = (ctypes.c_void_p * len(ops))(*[_addr(a) for a in ops])
+    S, keep = _ptrs(scalars)
+    lib.fz_map(P, S, *geo, _WORKERS_C)
+    del keep
+
+
+def reduce_geometry(arrays, shape, axes):
+    """Kept and reduced (shape, per-array strides), each collapsed."""
+    kept = [d for d in range(len(shape)) if d not in axes]
+    full = [elem_strides(a, shape) for a in arrays]
+    ks, kst = collapse([shape[d] for d in kept], [[s[d] for d in kept] for s in full])
+    rs, rst = collapse([shape[d] for d in axes], [[s[d] for d in axes] for s in full])
+    return ks, kst, rs, rst
+
+
+def host_reduce(plan, arrays, out, shape, axes, scalars):
+    lib = host_library(plan)
+    ks, kst, rs, rst = reduce_geometry(arrays, shape, axes)
+    P = (ctypes.c_void_p * (len(arrays) + 1))(*[_addr(a) for a in arrays], _addr(out))
+    S, keep = _ptrs(scalars)
+    nout = math.prod(shape[d] for d in range(len(shape)) if d not in axes)
+    nred = math.prod(shape[d] for d in axes)
+    lib.fz_reduce(P, S, _ll(ks), ctypes.c_int(len(ks)), _ll([x for s in kst for x in s]),
+                  _ll(rs), ctypes.c_int(len(rs)), _ll([x for s in rst for x in s]),
+                  ctypes.c_longlong(nout), ctypes.c_longlong(nred), ctypes.c_double(nred),
+                  ctypes.c_int(_WORKERS))  # fmt: skip
+    del keep
+
+
+# ---- CUDA ---------------------------------------------------------------------------------------
+
+OPTIONS = ("-std=c++17",)
+
+
+def _gpu_scalars(values):
+    """Kernel arguments of the slot values (bfloat16 travels as its bits)."""
+    return [v[()] if v.dtype != np.dtype("uint16") else np.uint16(v[()]) for v in values]
+
+
+def cuda_map(plan, name, arrays, outs, shape, scalars, dev):
+    from .._kernels._args import _void
+    from .._kernels._launch import _block_grid, _launch_generated
+
+    ops = list(arrays) + list(outs)
+    cs, cst = collapse(shape, [elem_strides(a, shape) for a in ops])
+    contiguous = len(cs) == 1 and all(s == [1] for s in cst)
+    nd = 0 if contiguous else len(cs)
+    src = plan.cuda_sources.get((name, nd))
+    if src is None:
+        src = plan.cuda_sources[(name, nd)] = _codegen.cuda_source(plan, name, nd)
+    n = math.prod(shape)
+    kargs = list(ops) + _gpu_scalars(scalars)
+    if nd:
+        kargs.append(_void(cs + [x for st in cst for x in st]))
+    kargs.append(np.int64(n))
+    grid, block = _block_grid(n, 256, dev.index)
+    _launch_generated(src, name, OPTIONS, dev.index, grid, block, kargs)
+
+
+def cuda_reduce(plan, name, arrays, out, shape, axes, scalars, dev):
+    from .._kernels._args import _void
+    from .._kernels._launch import _launch_generated, _reduction_grid
+
+    ks, kst, rs, rst = reduce_geometry(arrays, shape, axes)
+    nout = math.prod(shape[d] for d in range(len(shape)) if d not in axes)
+    nred = math.prod(shape[d] for d in axes)
+    src = plan.cuda_sources.get((name, len(ks), len(rs)))
+    if src is None:
+        src = _codegen.cuda_reduce_source(plan, name, len(ks), len(rs))
+        plan.cuda_sources[(name, len(ks), len(rs))] = src
+    sms = max(1, _reduction_grid(1 << 30, dev.index) // 32)
+    per = _codegen.RBLOCK * 4
+    G = 1 if nout >= 2 * sms else max(1, min(-(-4 * sms // nout), -(-nred // per)))
+    acc = plan.reduce.acc
+    part = _core.empty((nout * G if G > 1 else 1,), dtype=acc, device=dev)
+    geom = _void(ks + [x for s in kst for x in s] + rs + [x for s in rst for x in s])
+    kargs = list(arrays) + [out, part] + _gpu_scalars(scalars)
+    kargs += [geom, np.int64(nout), np.int64(nred), np.int64(G), np.float64(nred)]
+    grid = _reduction_grid(nout * G, dev.index)
+    _launch_generated(src, name, OPTIONS, dev.index, grid, _codegen.RBLOCK, kargs)
+    if G > 1:
+        kargs = (
+            [out, part] + _gpu_scalars(scalars) + [np.int64(nout), np.int64(G), np.float64(nred)]
+        )
+        grid = _reduction_grid(nout, dev.index)
+        _launch_generated(src, name + "_fin", OPTIONS, dev.index, grid, _codegen.RBLOCK, kargs)

@@ -1,0 +1,55 @@
+#!/bin/bash
+# One call of the device tool, in stages (the machine is given back 30 s after each call, so a
+# later call starts bare: `build` leaves the wheel in $OUT, and a later call that carries it runs
+# `install DIR` in seconds instead of building again).
+#   bash tools/gpu_round.sh build                 wheel with the sm_90 pack into $OUT, installed
+#   bash tools/gpu_round.sh install DIR           install the wheel carried in DIR
+#   bash tools/gpu_round.sh tests END FILES...    GPU test shards over FILES until END (epoch s)
+#   bash tools/gpu_round.sh bench END ARGS...     python -m ember.bench --gpu ARGS until END
+# Logs and a tarball of the shard logs go to $OUT (at most 8 files come back).
+set -u
+cd "$(dirname "$0")/.."
+out=${OUT:-build/gpu-round}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+stage=$1
+shift
+dask() {
+    python3 -c "import dask, distributed" 2>/dev/null ||
+        python3 -m pip install -q --no-index --find-links build/wheels "dask[array,dataframe]" \
+            distributed >/dev/null 2>&1 || echo "gpu_round: no Dask wheels (tools/wheels_for_device.sh)"
+}
+case "$stage" in
+build)
+    t0=$(date +%s)
+    python3 -m pip wheel -q --no-build-isolation --no-deps -w "$out" \
+        -C cmake.define.EMBER_SHIP_ARCHS=90 -C build-dir=build/gpu-pip . >"$out/build.log" 2>&1 ||
+        { tail -40 "$out/build.log"; exit 1; }
+    python3 -m pip install -q --no-deps "$out"/ember-*.whl
+    dask
+    echo "gpu_round: built and installed in $(($(date +%s) - t0)) s"
+    ;;
+install)
+    python3 -m pip install -q --no-deps "$1"/ember-*.whl && dask
+    ;;
+tests)
+    end=$1
+    shift
+    left=$((end - $(date +%s)))
+    export EMBER_TEST_LOGS=/tmp/gpu-tests
+    timeout -s TERM "$left" python3 tools/gpu_tests.py -j "${GPU_JOBS:-14}" "$@"
+    rc=$?
+    tar czf "$out/tests-$(date +%s).tgz" -C /tmp gpu-tests
+    exit $rc
+    ;;
+bench)
+    end=$1
+    shift
+    left=$((end - $(date +%s)))
+    timeout -s INT "$left" python3 -m ember.bench --gpu "$@" 2>&1 | tee "$out/bench-$(date +%s).log"
+    ;;
+*)
+    echo "gpu_round: unknown stage $stage" >&2
+    exit 2
+    ;;
+esac
