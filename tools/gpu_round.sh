@@ -3,7 +3,7 @@
 # later call starts bare: `build` leaves the wheel in $OUT, and a later call that carries it runs
 # `install DIR` in seconds instead of building again).
 #   bash tools/gpu_round.sh build                 wheel with the sm_90 pack into $OUT, installed
-#   bash tools/gpu_round.sh install DIR           install the wheel carried in DIR
+#   bash tools/gpu_round.sh install DIR           the wheel carried in DIR + this tree's Python
 #   bash tools/gpu_round.sh tests END FILES...    GPU test shards over FILES until END (epoch s)
 #   bash tools/gpu_round.sh bench END ARGS...     python -m ember.bench --gpu ARGS until END
 # Logs and a tarball of the shard logs go to $OUT (at most 8 files come back).
@@ -30,7 +30,10 @@ build)
     echo "gpu_round: built and installed in $(($(date +%s) - t0)) s"
     ;;
 install)
+    # the carried wheel's C++ core and kernel pack, with this tree's Python files over it
     python3 -m pip install -q --no-deps "$1"/ember-*.whl && dask
+    site=$(python3 -c "import ember, os; print(os.path.dirname(ember.__file__))")
+    cp -r python/ember/. "$site/" && echo "gpu_round: this tree's Python files over the wheel"
     ;;
 tests)
     end=$1

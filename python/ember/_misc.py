@@ -79,6 +79,16 @@ def shares_memory(a, b, max_work=None):
 # ---- configuration --------------------------------------------------------------------------
 
 
+def _convolution_line():
+    """How GPU convolutions run: cuDNN when it loads, else the notice of the fallback."""
+    from .nn import _cudnn
+
+    v = _cudnn.version()
+    if v:
+        return f"cuDNN {v // 10000}.{v // 100 % 100}.{v % 100}"
+    return f"ember's im2col + cuBLAS (cuDNN not found: {_cudnn.load_error()})"
+
+
 def _config():
     b = _core._build_info()
     cuda = {
@@ -87,8 +97,7 @@ def _config():
         "driver_version": b["cuda_driver_version"],
         "nvrtc_version": ".".join(map(str, b["nvrtc_version"])) if b["nvrtc_version"] else None,
         "kernel_cache_dir": _cuda.kernel_cache_dir(),
-        # issue 27: cuDNN is not loaded yet; GPU convolutions run im2col + cuBLAS
-        "convolution": "ember's im2col + cuBLAS (cuDNN not used)",
+        "convolution": _convolution_line(),
     }
     if not b["nvrtc_version"]:
         cuda["nvrtc_unavailable_reason"] = b["nvrtc_unavailable_reason"]

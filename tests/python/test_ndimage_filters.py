@@ -334,3 +334,36 @@ def test_rank_1d_footprint_with_holes(device):
             got = end.median_filter(ember.asarray(x, device=device), footprint=fp, mode=mode)
             want = snd.median_filter(x[None], footprint=[fp], mode=mode)[0]
             check(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_taps_equal_the_per_tap_passes(device, dtype, monkeypatch):
+    """GPU filters sum their taps in one ember.fuse kernel (the CPU too with FUSE_ON_CPU): the
+    same operations in the same order as the per-tap passes, so the same bits, and SciPy's
+    values (symmetric, antisymmetric and plain weights; every mode)."""
+    from ember.ndimage import _filters
+
+    x = np.random.default_rng(7).standard_normal((37, 29)).astype(dtype)
+    xe = ember.asarray(x, device=device)
+    cases = [
+        ("gaussian_filter", (2.0,), {"mode": "reflect"}),
+        ("gaussian_filter", (1.5,), {"order": 1, "mode": "wrap"}),
+        ("correlate1d", ([1.0, -2.0, 0.5, 3.0],), {"axis": 0, "mode": "constant", "cval": 2}),
+        ("sobel", (), {"mode": "nearest"}),
+        ("convolve1d", ([0.25, 0.5, 0.25],), {"mode": "mirror"}),
+    ]
+    for name, args, kw in cases:
+        monkeypatch.setattr(_filters, "FUSE_ON_CPU", False)
+        plain = getattr(end, name)(xe, *args, **kw) if device == "cpu" else None
+        monkeypatch.setattr(_filters, "FUSE_ON_CPU", True)
+        fused = getattr(end, name)(xe, *args, **kw)
+        if plain is not None:
+            assert np.array_equal(ember.asnumpy(plain), ember.asnumpy(fused)), name
+        want = getattr(snd, name)(x, *args, **kw)
+        np.testing.assert_allclose(
+            ember.asnumpy(fused),
+            want,
+            rtol=1e-5 if dtype == np.float32 else 1e-12,
+            atol=1e-5 if dtype == np.float32 else 1e-12,
+        )
+    assert _filters._FUSED

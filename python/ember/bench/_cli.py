@@ -44,7 +44,8 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run only the GPU suite of the CUDA backend (with --json, --quick, and --filter "
         "naming its sections: bandwidth, host overhead, debug cost, matmul, random, fft, "
-        "train step, sort, jit, models, images, first call, host <-> device, memory)",
+        "train step, sort, jit, models, images, fusion, first call, host <-> device, "
+        "memory)",
     )
     return p
 

@@ -48,6 +48,7 @@ import ember
 from . import (
     _gpu_arrays,
     _gpu_debug,
+    _gpu_fusion,
     _gpu_images,
     _gpu_interop,
     _gpu_jit,
@@ -693,6 +694,7 @@ def main(*, quick: bool = False, json_path: str | None = None, only: str | None 
     _section(rows, "jit (python kernels)", lambda: _gpu_jit.jit_cases(ember, libs, plan, _log))
     _section(rows, "models, data loading", lambda: _gpu_seq.model_cases(ember, libs, plan, _log))
     _section(rows, "images", lambda: _gpu_images.image_cases(ember, libs, plan, _log))
+    _section(rows, "fusion", lambda: _gpu_fusion.fusion_cases(ember, libs, plan, _log))
     rows += first_rows
     _section(rows, "host <-> device", lambda: transfer_cases(libs, plan, host, _log))
     host.clear()  # 2 GiB of host memory the memory cases do not need

@@ -6,6 +6,7 @@ the reason.
 """
 
 import contextlib as _contextlib
+import sys as _sys
 
 from .. import _core
 from . import _intrinsics
@@ -379,8 +380,12 @@ def is_pinned(x):
 
 
 def memory_stats(device=None):
-    """The memory pool's statistics for `device`, in bytes and counts."""
-    return _c.memory_stats(_index(device))
+    """The memory pool's statistics for `device`, in bytes and counts, and the number of cuDNN
+    execution plans cached (``cudnn_plan_cache``, all devices)."""
+    stats = _c.memory_stats(_index(device))
+    cudnn = _sys.modules.get("ember.nn._cudnn")
+    stats["cudnn_plan_cache"] = cudnn.plan_cache_size() if cudnn is not None else 0
+    return stats
 
 
 def memory_allocated(device=None):

@@ -262,6 +262,8 @@ class NCCLBackend:
 
     @staticmethod
     def _ptr(t):
+        if str(t.dtype) == "bfloat16":  # no typestr for bfloat16 in the CUDA array interface
+            t = t.view("uint16")
         return t.__cuda_array_interface__["data"][0]
 
     def _prep(self, t, who, op=None):

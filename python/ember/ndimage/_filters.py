@@ -84,11 +84,61 @@ class _Accumulator:
 
 def _tap_sum(padded, taps, out_shape):
     """sum(w * padded[slices]) over ``taps`` = [(weight, slices)], skipping zero weights."""
+    terms = [("s", w, padded[sl], None) for w, sl in taps if w != 0]
+    fused = _fused_terms(terms, padded)
+    if fused is not None:
+        return fused
     acc = _Accumulator()
-    for w, sl in taps:
-        if w != 0:
-            acc.add(padded[sl], w)
+    for _, w, a, _ in terms:
+        acc.add(a, w)
     return acc.result(out_shape, padded)
+
+
+# GPU filters sum their taps in one generated kernel (ember.fuse) instead of one pass per tap;
+# the fused function does the accumulator's operations in its order, so the results are the
+# same bits. On the CPU the per-tap passes stay (no host compile per new kernel shape) unless
+# FUSE_ON_CPU is set (the tests do, to compare both paths).
+FUSE_ON_CPU = False
+_FUSED: dict = {}
+
+
+def _tap_function(struct):
+    def taps(*args):
+        it = iter(args)
+        acc = None
+        for kind, one, anti in struct:
+            if kind == "s":
+                term = next(it)
+            else:
+                a, b = next(it), next(it)
+                term = a - b if anti else a + b
+            if not one:
+                term = term * next(it)
+            acc = term if acc is None else acc + term
+        return acc
+
+    return taps
+
+
+def _fused_terms(terms, like):
+    """The sum of ``terms`` [(kind "s" or "p"/"m" (a+b / a-b), w, a, b)] in one fused kernel, or
+    None where the per-tap path runs (CPU, complex, fewer than two terms)."""
+    if len(terms) < 2 or (like.device.type != "cuda" and not FUSE_ON_CPU):
+        return None
+    if like.dtype.kind not in "f" or any(isinstance(_scalar(w), complex) for _, w, _, _ in terms):
+        return None
+    struct, args = [], []
+    for kind, w, a, b in terms:
+        w = _scalar(w)
+        struct.append(("s" if kind == "s" else "p", w == 1, kind == "m"))
+        args += [a] if kind == "s" else [a, b]
+        if w != 1:
+            args.append(w)
+    struct = tuple(struct)
+    fn = _FUSED.get(struct)
+    if fn is None:
+        fn = _FUSED[struct] = U.ember_mod().fuse(kernel_name="ndimage_taps")(_tap_function(struct))
+    return fn(*args)
 
 
 def correlate1d_work(x, w, axis, mode, cval, origin):
@@ -103,16 +153,25 @@ def correlate1d_work(x, w, axis, mode, cval, origin):
     sym = L > 1 and np.array_equal(w, w[::-1])
     anti = L > 1 and np.array_equal(w, -w[::-1])
     if sym or anti:
-        acc = _Accumulator()
+        terms = []
         for j in range(L // 2):
             if w[j] == 0:
                 continue
             a = padded[U.axis_slice(nd, axis, j, j + n)]
             b = padded[U.axis_slice(nd, axis, L - 1 - j, L - 1 - j + n)]
-            acc.add_pair(a, b, w[j], anti)
+            terms.append(("m" if anti else "p", w[j], a, b))
         if L % 2 == 1 and w[L // 2] != 0:
             c = L // 2
-            acc.add(padded[U.axis_slice(nd, axis, c, c + n)], w[c])
+            terms.append(("s", w[c], padded[U.axis_slice(nd, axis, c, c + n)], None))
+        fused = _fused_terms(terms, padded)
+        if fused is not None:
+            return fused
+        acc = _Accumulator()
+        for kind, wj, a, b in terms:
+            if kind == "s":
+                acc.add(a, wj)
+            else:
+                acc.add_pair(a, b, wj, kind == "m")
         return acc.result(tuple(x.shape), padded)
     taps = [(w[j], U.axis_slice(nd, axis, j, j + n)) for j in range(L)]
     return _tap_sum(padded, taps, tuple(x.shape))

@@ -3,7 +3,8 @@
 padding incl. "same"/"valid", dilation, groups), ``conv_transpose1d/2d``, ``max_pool1d/2d/3d``
 (``return_indices``), ``avg_pool1d/2d``, ``adaptive_avg_pool1d/2d``, ``adaptive_max_pool2d``,
 ``pixel_shuffle``. Composed of differentiable ember ops (a gather of the receptive fields, then
-one matmul per group), so every one has gradients on both devices; cuDNN joins later for speed.
+one matmul per group), so every one has gradients on both devices. GPU convolutions go through
+cuDNN when it is present (``_conv_cudnn.py``); this path is their fallback.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .._array import asarray
 from .._joining import concatenate, stack
 from ..amp import LOW, cast_policy
 from ..autograd import Function, is_grad_enabled
+from . import _conv_cudnn
 from ._functional_checks import _F, _array
 
 __all__ = [
@@ -294,6 +296,12 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, who):
             )
     else:
         p_lo = p_hi = _tuple(padding, nd, who, "padding")
+    if input.device.type == "cuda":
+        padded = tuple(n + a + b for n, a, b in zip(input.shape[2:], p_lo, p_hi, strict=True))
+        outs = _out_sizes(padded, k, s, d)
+        y = _conv_cudnn.conv(input, weight, bias, s, d, p_lo, p_hi, groups, outs)
+        if y is not None:
+            return y
     return _conv_channels_last(input, weight, bias, s, d, p_lo, p_hi, groups)
 
 
