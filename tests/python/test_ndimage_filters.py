@@ -366,4 +366,36 @@ def test_fused_taps_equal_the_per_tap_passes(device, dtype, monkeypatch):
             rtol=1e-5 if dtype == np.float32 else 1e-12,
             atol=1e-5 if dtype == np.float32 else 1e-12,
         )
-    assert _filters._FUSED
+    assert _filters._FUSED  # and each really ran as one kernel, not eagerly:
+    assert all(t.eager is None for f in _filters._FUSED.values() for t in f._traces.values())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int16])
+def test_fused_selection_network_equals_the_passes(device, dtype, monkeypatch):
+    """GPU rank filters run their selection network as one ember.fuse kernel (the CPU too with
+    FUSE_ON_CPU): the same minimum/maximum operations, so the same values (NaN included), and
+    SciPy's for finite inputs."""
+    from ember.ndimage import _rank
+
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal((23, 31)) * 50).astype(dtype)
+    xe = ember.asarray(x, device=device)
+    cases = [
+        ("median_filter", {"size": 5}),
+        ("median_filter", {"size": 3, "mode": "wrap"}),
+        ("rank_filter", {"rank": 2, "size": (3, 4)}),
+        ("percentile_filter", {"percentile": 30, "size": 4, "mode": "constant", "cval": 1}),
+    ]
+    for name, kw in cases:
+        monkeypatch.setattr(_rank, "FUSE_ON_CPU", True)
+        fused = ember.asnumpy(getattr(end, name)(xe, **kw))
+        np.testing.assert_array_equal(fused, getattr(snd, name)(x, **kw), err_msg=name)
+    if dtype == np.float32:
+        xn = x.copy()
+        xn[4, 5] = np.nan
+        monkeypatch.setattr(_rank, "FUSE_ON_CPU", False)
+        plain = ember.asnumpy(end.median_filter(ember.asarray(xn, device="cpu"), size=5))
+        monkeypatch.setattr(_rank, "FUSE_ON_CPU", True)
+        fused = ember.asnumpy(end.median_filter(ember.asarray(xn, device=device), size=5))
+        np.testing.assert_array_equal(fused, plain)
+    assert all(t.eager is None for f in _rank._FUSED.values() for t in f._traces.values())

@@ -261,6 +261,41 @@ def _select(taps, rank):
     return vals[rank]
 
 
+def _select_function(count, rank):
+    """The selection network as one function of the taps (for ember.fuse): the same minimum and
+    maximum operations as ``_select``, so the same results, in one generated kernel."""
+    network = _selection_network(count, rank)
+
+    def select(*taps):
+        vals = list(taps)
+        for a, b, need_min, need_max in network:
+            va, vb = vals[a], vals[b]
+            if need_min:
+                vals[a] = U.ember_mod().minimum(va, vb)
+            if need_max:
+                vals[b] = U.ember_mod().maximum(va, vb)
+        return vals[rank]
+
+    return select
+
+
+# GPU rank filters run their selection network as one ember.fuse kernel (instead of one pass
+# per comparator); the CPU keeps the passes unless FUSE_ON_CPU is set (the tests do).
+FUSE_ON_CPU = False
+_FUSED: dict = {}
+
+
+def _fused_select(count, rank, like):
+    if like.device.type != "cuda" and not FUSE_ON_CPU:
+        return None
+    fn = _FUSED.get((count, rank))
+    if fn is None:
+        fn = _FUSED[(count, rank)] = U.ember_mod().fuse(kernel_name="ndimage_select")(
+            _select_function(count, rank)
+        )
+    return fn
+
+
 def _rank_core(func, input, rank, size, footprint, output, mode, cval, origin, axes, kind):
     em = U.ember_mod()
     input = U.check_input(func, input)
@@ -307,6 +342,10 @@ def _rank_core(func, input, rank, size, footprint, output, mode, cval, origin, a
     ax = int(np.argmax(shp))
     row_elems = max(1, input.size // shp[ax])
     step = max(1, _CHUNK_ELEMS // (row_elems * count))
+    network = count <= _NETWORK_MAX and input.dtype != em.bool
+    fused = _fused_select(count, rank, input) if network else None
+    if fused is not None:  # one kernel over views of the padded input: no chunks needed
+        step = shp[ax]
     pieces = []
     for r0 in range(0, shp[ax], step):
         r1 = min(shp[ax], r0 + step)
@@ -315,7 +354,9 @@ def _rank_core(func, input, rank, size, footprint, output, mode, cval, origin, a
             sl = [slice(i, i + n) for i, n in zip(idx, shp, strict=True)]
             sl[ax] = slice(idx[ax] + r0, idx[ax] + r1)
             taps.append(padded[tuple(sl)])
-        if count <= _NETWORK_MAX and input.dtype != em.bool:
+        if fused is not None:
+            pieces.append(fused(*taps))
+        elif network:
             # elementwise min/max only: no stacked temporary and no sort
             pieces.append(_select(taps, rank))
         else:
