@@ -344,7 +344,7 @@ if __name__ == "__main__":
 # ---- the test side -----------------------------------------------------------------------
 
 
-def _launch(nproc, case, *extra, timeout=60):
+def _launch(nproc, case, *extra, timeout=240):  # generous: loaded 2-core CI hosts
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), root]))
