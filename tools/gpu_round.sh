@@ -6,6 +6,7 @@
 #   bash tools/gpu_round.sh install DIR           the wheel carried in DIR + this tree's Python
 #   bash tools/gpu_round.sh tests END FILES...    GPU test shards over FILES until END (epoch s)
 #   bash tools/gpu_round.sh bench END ARGS...     python -m ember.bench --gpu ARGS until END
+#   bash tools/gpu_round.sh newest END KEEP       this round's GPU tests, ending KEEP s before END
 # Logs and a tarball of the shard logs go to $OUT (at most 8 files come back).
 set -u
 cd "$(dirname "$0")/.."
@@ -50,6 +51,26 @@ bench)
     shift
     left=$((end - $(date +%s)))
     timeout -s INT "$left" python3 -m ember.bench --gpu "$@" 2>&1 | tee "$out/bench-$(date +%s).log"
+    ;;
+newest)
+    # this round's new families: the GPU-only tests first, then shards until END - $2 seconds
+    end=$1
+    keep=$2
+    timeout 150 python3 -m pytest -q -p no:cacheprovider -rfE --tb=short \
+        tests/python/test_nn_cudnn.py tests/python/test_cuda_processes.py \
+        tests/python/test_debug_gpu.py tests/python/test_cuda_paths.py \
+        tests/python/test_kernel_pack.py 2>&1 | tail -40
+    files=()
+    for f in cuda_jit cuda_jit_more torch_api torch_tutorials nn_conv nn_image nn_sequence \
+        nn_packed nn_extra nn_functional amp memory_format data_images data_workers keras \
+        keras_layers keras_callbacks frame_basic frame_groupby frame_io frame_merge frame_rows \
+        frame_strings ml_base ml_cluster ml_decomposition_neighbors ml_linear \
+        ml_preprocessing_metrics dask_array dask_frame dask_distributed ndimage_filters \
+        ndimage_interpolation ndimage_morphology fuse fuse_reduce compile compile_more backends \
+        take devices optim_more examples distributed distributed_ddp; do
+        [ -f "tests/python/test_$f.py" ] && files+=("tests/python/test_$f.py")
+    done
+    bash "$0" tests $((end - keep)) "${files[@]}"
     ;;
 *)
     echo "gpu_round: unknown stage $stage" >&2

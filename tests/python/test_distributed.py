@@ -527,3 +527,13 @@ def test_nccl_without_gpu_raises(monkeypatch):
     with pytest.raises(RuntimeError, match="nccl"):
         dist.init_process_group("nccl", init_method="tcp://127.0.0.1:1", rank=0, world_size=1)
     assert not dist.is_initialized()
+
+
+def test_nn_parallel_names_ddp():
+    """PyTorch code spells it torch.nn.parallel.DistributedDataParallel."""
+    import ember
+    import ember.distributed as dist
+
+    assert ember.nn.parallel.DistributedDataParallel is dist.DistributedDataParallel
+    with pytest.raises(AttributeError, match="DataParallel"):
+        ember.nn.parallel.DataParallel  # noqa: B018

@@ -5,7 +5,7 @@
 initializations in ``ember.nn.init``; gradient clipping in ``ember.nn.utils``.
 """
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from ._attention import (
     MultiheadAttention,
     Transformer,
@@ -189,5 +189,6 @@ __all__ = [
     "Unflatten",
     "functional",
     "init",
+    "parallel",
     "utils",
 ]
