@@ -97,6 +97,7 @@ from . import nn
 from . import amp
 from .amp import autocast
 from ._fusion import fuse
+from ._compile import compile  # noqa: A004
 from ._memory_format import channels_last, channels_last_3d, contiguous_format
 from ._memory_format import memory_format, preserve_format
 from . import _errstate, _npyio

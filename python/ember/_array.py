@@ -415,6 +415,9 @@ def _operand(obj, /, *, dtype=None, device=None, copy=None):
     container ember defers to raises TypeError instead, which makes ``x + obj`` return
     NotImplemented, so that `obj`'s reflected operator runs. An argument of a function
     (``ember.sum(obj)``: no device) is converted, as ``ember.asarray(obj)`` would."""
+    deferred = getattr(type(obj), "__ember_array__", None)
+    if deferred is not None:  # a deferred value of ember.compile: computed now, used as is
+        return deferred(obj)
     if device is not None and defers_to(obj):
         t = type(obj)
         raise TypeError(

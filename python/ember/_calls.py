@@ -234,9 +234,27 @@ def _type_error(name, sig, args, kwargs):
     return None
 
 
+def _deferred(a):
+    """Whether `a` (or an element of a list or tuple `a`) is a deferred value of ember.compile."""
+    if hasattr(type(a), "__ember_array__"):
+        return True
+    return isinstance(a, (list, tuple)) and any(hasattr(type(e), "__ember_array__") for e in a)
+
+
+def _computed(a):
+    if hasattr(type(a), "__ember_array__"):
+        return a.__ember_array__()
+    if isinstance(a, (list, tuple)) and any(hasattr(type(e), "__ember_array__") for e in a):
+        return type(a)(_computed(e) for e in a)
+    return a
+
+
 def _on_error(w, exc, args, kwargs):
     """Called by a wrapper when nanobind rejected a call: raises Python's error for it."""
     func = w.__wrapped__
+    if any(_deferred(a) for a in (*args, *kwargs.values())):
+        # deferred values of ember.compile (python/ember/_compile/): computed, then the call
+        return w(*[_computed(a) for a in args], **{k: _computed(v) for k, v in kwargs.items()})
     msg = str(exc)
     own = msg.startswith(f"{func.__name__}(): incompatible function arguments")
     if not own and msg != "std::bad_cast":

@@ -136,8 +136,11 @@ class Fusion:
     # ---- calling --------------------------------------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        if kwargs or any(isinstance(a, _trace.Proxy) for a in args):
-            return self.func(*args, **kwargs)  # keywords, or inlined into an enclosing trace
+        if kwargs or any(
+            isinstance(a, _trace.Proxy) or getattr(type(a), "_ember_compile", False) for a in args
+        ):
+            # keywords, or inlined into an enclosing trace (or an ember.compile call's graph)
+            return self.func(*args, **kwargs)
         key = _signature(args)
         if key is None or not any(k[0] == "a" for k in key):
             return self.func(*args)
