@@ -174,9 +174,39 @@ def small_cases(ember, libs, plan, log) -> list[Row]:
     return _rows_for("relu(x*2+1).sum(), 1000 f32", times, target, SMALL_US, 1e6)
 
 
+def mlp_cases(ember, libs, plan, log) -> list[Row]:
+    """The seed MLP's training step (784-128-10, Adam, batch 64): eager, under ember.compile,
+    and PyTorch eager, wall time per step."""
+    import numpy as np
+
+    from ._gpu_train import _ember_step, _time_steps, _torch_step
+
+    rng = np.random.default_rng(0)
+    x_host = rng.standard_normal((64, 784), dtype=np.float32)
+    y_host = rng.integers(0, 10, 64)
+    rounds, n = (3, 50) if plan.rounds <= 3 else (5, 200)
+    times = {}
+    times["ember"] = _time_steps(
+        _ember_step(ember, x_host, y_host), ember.cuda.synchronize, rounds, n
+    )[0]
+    try:
+        comp = ember.compile(_ember_step(ember, x_host, y_host))
+        times["ember.compile"] = _time_steps(comp, ember.cuda.synchronize, rounds, n)[0]
+        log(f"  ember.compile stats: {getattr(comp, 'stats', {})}")
+    except Exception as e:
+        times["ember.compile"] = _error(e)
+    torch = _peers(libs).get("torch")
+    if torch is not None:
+        t = torch.xp
+        times["torch"] = _time_steps(_torch_step(t, x_host, y_host), t.cuda.synchronize, rounds, n)[
+            0
+        ]
+    return _rows_for("MLP 784-128-10 Adam step, batch 64", times, "ember.compile", MLP_US, 1e6)
+
+
 def fusion_cases(ember, libs, plan, log) -> list[Row]:
     rows = []
-    for fn in (big_cases, small_cases):
+    for fn in (big_cases, small_cases, mlp_cases):
         try:
             rows += fn(ember, libs, plan, log)
         except Exception as e:
