@@ -432,3 +432,25 @@ def test_against_numpy(dtype, device):
     f = ember.fuse(fn)(ember.asarray(na).to(device), ember.asarray(nb).to(device))
     np.testing.assert_array_equal(ember.asnumpy(f[0]), na * nb + na)
     np.testing.assert_array_equal(ember.asnumpy(f[1]), np.maximum(na, nb))
+
+
+def test_repeated_calls_relaunch_with_new_data_and_layouts(device):
+    """Calls like an earlier one take the fast path (on the GPU: the kernel relaunched with the
+    stored geometry): new data, new scalar values, other strides and shapes all give eager's
+    results, and a large full reduction (two passes) too."""
+    f = ember.fuse()(lambda v, s: ember.maximum(v * s + 1, 0).sum(axis=1))
+    g = ember.fuse()(lambda a, b: a * b - a / 2)
+    h = ember.fuse()(lambda v: (v * v).sum())
+    rng = np.random.default_rng(3)
+    for i in range(4):
+        x = rng.standard_normal((5 + i % 2, 300)).astype(np.float32)
+        xe = ember.asarray(x, device=device)
+        for s in (2.0, -1.5):
+            want = ember.maximum(xe * s + 1, 0).sum(axis=1)
+            np.testing.assert_array_equal(ember.asnumpy(f(xe, s)), ember.asnumpy(want))
+        a = ember.asarray(rng.standard_normal((40, 30)), device=device)
+        b = a.T if i % 2 else a[::-1]
+        np.testing.assert_array_equal(ember.asnumpy(g(a, b)), ember.asnumpy(a * b - a / 2))
+    big = ember.asarray(rng.standard_normal(1 << 20).astype(np.float32), device=device)
+    for _ in range(2):
+        np.testing.assert_allclose(float(h(big)), float((big * big).sum()), rtol=1e-5)

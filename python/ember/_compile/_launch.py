@@ -221,7 +221,13 @@ def launch(st, args, order):
             if cpu:
                 hl.run_reduce(args, arrays, out, shape, axes)
             else:
-                _run.cuda_reduce(plan, name, arrays, out, shape, axes, scalars, dev)
+                gkey = (dev, *[(a.shape, a.strides) for a in arrays])
+                again = _relaunch(plan).get(gkey)
+                if again is not None:
+                    again(arrays, out, scalars)
+                else:
+                    again = _run.cuda_reduce(plan, name, arrays, out, shape, axes, scalars, dev)
+                    _relaunch(plan)[gkey] = again
         return [out]
     for o, i in zip(plan.outputs, st.outs, strict=True):
         if o.ndim != len(shape) or order[i].shape != shape:
@@ -231,8 +237,22 @@ def launch(st, args, order):
         if cpu:
             hl.run_map(args, arrays, outs, shape)
         else:
-            _run.cuda_map(plan, name, arrays, outs, shape, scalars, dev)
+            gkey = (dev, *[(a.shape, a.strides) for a in arrays])
+            again = _relaunch(plan).get(gkey)
+            if again is not None:
+                again(arrays, outs, scalars)
+            else:
+                _relaunch(plan)[gkey] = _run.cuda_map(plan, name, arrays, outs, shape, scalars, dev)
     return outs
+
+
+def _relaunch(plan):
+    """The plan's GPU relaunches (cuda_map/cuda_reduce's `again`) by device, shapes and strides:
+    a repeated step skips the geometry work."""
+    d = getattr(plan, "_relaunch", None)
+    if d is None or len(d) > 256:
+        d = plan._relaunch = {}
+    return d
 
 
 _dtypes = {}

@@ -314,8 +314,10 @@ def _gpu_scalars(values):
 
 
 def cuda_map(plan, name, arrays, outs, shape, scalars, dev):
+    """Launches the elementwise kernel; returns ``again(arrays, outs, scalars)``, which launches
+    it for other arrays of the same shapes and strides with the geometry worked out here."""
     from .._kernels._args import _void
-    from .._kernels._launch import _block_grid, _launch_generated
+    from .._kernels._launch import _block_grid, _generated_function
 
     ops = list(arrays) + list(outs)
     cs, cst = collapse(shape, [elem_strides(a, shape) for a in ops])
@@ -325,17 +327,23 @@ def cuda_map(plan, name, arrays, outs, shape, scalars, dev):
     if src is None:
         src = plan.cuda_sources[(name, nd)] = _codegen.cuda_source(plan, name, nd)
     n = math.prod(shape)
-    kargs = list(ops) + _gpu_scalars(scalars)
-    if nd:
-        kargs.append(_void(cs + [x for st in cst for x in st]))
-    kargs.append(np.int64(n))
+    tail = [_void(cs + [x for st in cst for x in st])] if nd else []
+    tail.append(np.int64(n))
     grid, block = _block_grid(n, 256, dev.index)
-    _launch_generated(src, name, OPTIONS, dev.index, grid, block, kargs)
+    fn = _generated_function(src, name, OPTIONS, dev.index)
+
+    def again(arrays, outs, scalars):
+        fn(grid, block, [*arrays, *outs, *_gpu_scalars(scalars), *tail], 0, None)
+
+    again(arrays, outs, scalars)
+    return again
 
 
 def cuda_reduce(plan, name, arrays, out, shape, axes, scalars, dev):
+    """Launches the reduction (and its second pass); returns ``again(arrays, out, scalars)`` for
+    other arrays of the same shapes and strides (see cuda_map)."""
     from .._kernels._args import _void
-    from .._kernels._launch import _launch_generated, _reduction_grid
+    from .._kernels._launch import _generated_function, _reduction_grid
 
     ks, kst, rs, rst = reduce_geometry(arrays, shape, axes)
     nout = math.prod(shape[d] for d in range(len(shape)) if d not in axes)
@@ -348,15 +356,21 @@ def cuda_reduce(plan, name, arrays, out, shape, axes, scalars, dev):
     per = _codegen.RBLOCK * 4
     G = 1 if nout >= 2 * sms else max(1, min(-(-4 * sms // nout), -(-nred // per)))
     acc = plan.reduce.acc
-    part = _core.empty((nout * G if G > 1 else 1,), dtype=acc, device=dev)
     geom = _void(ks + [x for s in kst for x in s] + rs + [x for s in rst for x in s])
-    kargs = list(arrays) + [out, part] + _gpu_scalars(scalars)
-    kargs += [geom, np.int64(nout), np.int64(nred), np.int64(G), np.float64(nred)]
+    tail = [geom, np.int64(nout), np.int64(nred), np.int64(G), np.float64(nred)]
     grid = _reduction_grid(nout * G, dev.index)
-    _launch_generated(src, name, OPTIONS, dev.index, grid, _codegen.RBLOCK, kargs)
-    if G > 1:
-        kargs = (
-            [out, part] + _gpu_scalars(scalars) + [np.int64(nout), np.int64(G), np.float64(nred)]
-        )
-        grid = _reduction_grid(nout, dev.index)
-        _launch_generated(src, name + "_fin", OPTIONS, dev.index, grid, _codegen.RBLOCK, kargs)
+    fn = _generated_function(src, name, OPTIONS, dev.index)
+    fin = _generated_function(src, name + "_fin", OPTIONS, dev.index) if G > 1 else None
+    fin_grid = _reduction_grid(nout, dev.index)
+    fin_tail = [np.int64(nout), np.int64(G), np.float64(nred)]
+    nparts = nout * G if G > 1 else 1
+
+    def again(arrays, out, scalars):
+        part = _core.empty((nparts,), dtype=acc, device=dev)
+        sc = _gpu_scalars(scalars)
+        fn(grid, _codegen.RBLOCK, [*arrays, out, part, *sc, *tail], 0, None)
+        if fin is not None:
+            fin(fin_grid, _codegen.RBLOCK, [out, part, *sc, *fin_tail], 0, None)
+
+    again(arrays, out, scalars)
+    return again

@@ -50,13 +50,23 @@ def _reduction_grid(nout, device):
 
 
 _SMS = {}
-_MODULES = {}  # (source, options, device) -> RawKernel over the generated source
+_MODULES = {}  # (source, name, options, device) -> RawKernel of kernel `name` of the source
+
+
+def _generated_function(source, name, options, device):
+    """The launchable function of kernel `name` of `source` on `device` (compiled once), called
+    as ``f(grid, block, args, shared_bytes, None)`` on the current stream."""
+    key = (source, name, options, device)
+    k = _MODULES.get(key)
+    if k is None:
+        k = _MODULES[key] = RawKernel(source, name, options=options)
+    return k._function(device)
 
 
 def _launch_generated(source, name, options, device, grid, block, args, stream=None):
     """Launches the kernel `name` of `source` (compiled once per options and device) on `stream`
     (None: the current stream)."""
-    key = (source, options, device)
+    key = (source, name, options, device)
     k = _MODULES.get(key)
     if k is None:
         k = _MODULES[key] = RawKernel(source, name, options=options)
