@@ -170,8 +170,12 @@ def small_cases(ember, libs, plan, log) -> list[Row]:
     except Exception as e:  # no JAX, or no JAX GPU
         times["jax.jit"] = _error(e)
     times.update(time_calls(work, plan))
-    target = "ember.compile" if "ember.compile" in times else "ember.fuse"
-    return _rows_for("relu(x*2+1).sum(), 1000 f32", times, target, SMALL_US, 1e6)
+    rows = _rows_for("relu(x*2+1).sum(), 1000 f32", times, "ember.fuse", SMALL_US, 1e6)
+    for r in rows:  # ember.compile runs the Python function each call: its own target row
+        if r.lib == "ember.compile" and "time_s" in r.data:
+            r.target = f"<= {SMALL_US:g} us"
+            r.status = _verdict(r.data["time_s"] * 1e6 <= SMALL_US)
+    return rows
 
 
 def mlp_cases(ember, libs, plan, log) -> list[Row]:
