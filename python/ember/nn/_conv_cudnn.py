@@ -104,7 +104,9 @@ def usable(x, w):
         return False
     from ..backends import cudnn
 
-    return bool(cudnn.enabled) and _cudnn.load() is not None
+    if not cudnn.enabled or _cudnn.load() is None:
+        return False
+    return _cudnn.ready(x.device.index)
 
 
 def conv(x, w, bias, s, d, lo, hi, groups, out_spatial):

@@ -194,6 +194,33 @@ def _handle(device_index):
     return h
 
 
+_UNUSABLE: dict[int, str] = {}
+
+
+def ready(device_index):
+    """Whether cuDNN works on this device: its handle is made on first use; a library that
+    loads but cannot start (a driver older than it needs, say) is reported once with a
+    RuntimeWarning, and convolutions go on through ember's own path."""
+    if device_index in _HANDLES:
+        return True
+    if device_index in _UNUSABLE:
+        return False
+    try:
+        _handle(device_index)
+        return True
+    except CudnnError as e:
+        import warnings
+
+        _UNUSABLE[device_index] = str(e)
+        warnings.warn(
+            f"ember: cuDNN {version()} cannot start on cuda:{device_index} ({e}); convolutions "
+            "run through ember's im2col + cuBLAS path",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+        return False
+
+
 def _stream(device_index):
     return _core._cuda.Stream.current(device_index).handle
 
