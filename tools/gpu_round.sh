@@ -3,6 +3,7 @@
 # later call starts bare: `build` leaves the wheel in $OUT, and a later call that carries it runs
 # `install DIR` in seconds instead of building again).
 #   bash tools/gpu_round.sh build                 wheel with the sm_90 pack into $OUT, installed
+#   bash tools/gpu_round.sh quickbuild            install from source without the kernel pack
 #   bash tools/gpu_round.sh install DIR           the wheel carried in DIR + this tree's Python
 #   bash tools/gpu_round.sh tests END FILES...    GPU test shards over FILES until END (epoch s)
 #   bash tools/gpu_round.sh bench END ARGS...     python -m ember.bench --gpu ARGS until END
@@ -29,6 +30,14 @@ build)
     python3 -m pip install -q --no-deps "$out"/ember-*.whl
     dask
     echo "gpu_round: built and installed in $(($(date +%s) - t0)) s"
+    ;;
+quickbuild)
+    # no kernel pack (kernels compile at first use through NVRTC): a few minutes less
+    t0=$(date +%s)
+    python3 -m pip install -q --no-build-isolation --no-deps -C build-dir=build/gpu-pip . \
+        >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+    dask
+    echo "gpu_round: built (no pack) and installed in $(($(date +%s) - t0)) s"
     ;;
 install)
     # the carried wheel's C++ core and kernel pack, with this tree's Python files over it
