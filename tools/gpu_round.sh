@@ -65,7 +65,7 @@ newest)
     # this round's new families: the GPU-only tests first, then shards until END - $2 seconds
     end=$1
     keep=$2
-    timeout 150 python3 -m pytest -q -p no:cacheprovider -rfE --tb=short \
+    [ -n "${SKIP_GPU_ONLY:-}" ] || timeout 150 python3 -m pytest -q -p no:cacheprovider -rfE --tb=short \
         tests/python/test_nn_cudnn.py tests/python/test_cuda_processes.py \
         tests/python/test_debug_gpu.py tests/python/test_cuda_paths.py \
         tests/python/test_kernel_pack.py 2>&1 | tail -40
