@@ -48,8 +48,33 @@ def _like(x, dtype, device, shape, order, who):
     return shape, x.dtype if dtype is None else dtype, x.device if device is None else device
 
 
-# NumPy's signatures (dtype, order, subok, shape); the result is always C-ordered, and an ember
-# array has no subclasses to keep.
+# NumPy's signatures (dtype, order, subok, shape); an ember array has no subclasses to keep.
+# order="K" keeps the memory order of `x`'s axes (a channels_last image batch, a transpose),
+# as NumPy does; "F" (and "A" for an F-contiguous `x`) is
+# column-major; everything else is C-ordered.
+
+
+def _like_order(x, order, shape):
+    """The axis permutation to create a *_like result in (its memory order, slowest first), or
+    None for C order."""
+    if shape is not None or order == "C" or not isinstance(x, _core.ndarray) or x.ndim < 2:
+        return None
+    if order == "F" or (order == "A" and _is_f_contiguous(x) and not _is_c_contiguous(x)):
+        return tuple(reversed(range(x.ndim)))
+    if order != "K" or _is_c_contiguous(x):
+        return None
+    st = x.strides  # axes by decreasing stride (stable): x's memory order, as NumPy's "K"
+    perm = tuple(sorted(range(x.ndim), key=lambda d: -abs(st[d])))
+    return None if perm == tuple(range(x.ndim)) else perm
+
+
+def _in_order(make, shape, perm):
+    if perm is None:
+        return make(shape)
+    inv = [0] * len(perm)
+    for i, d in enumerate(perm):
+        inv[d] = i
+    return make(tuple(shape[d] for d in perm)).transpose(tuple(inv))
 
 
 def empty_like(
@@ -57,24 +82,30 @@ def empty_like(
 ):
     """An uninitialized array with the shape of `x` (or `shape`), and by default its dtype and
     device."""
+    perm = _like_order(x, order, shape)
     shape, dt, dev = _like(x, dtype, device, shape, order, "empty_like")
-    return _core.empty(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    out = _in_order(lambda s: _core.empty(s, dtype=dt, device=dev), shape, perm)
+    return out.requires_grad_() if requires_grad else out
 
 
 def zeros_like(
     x, /, dtype=None, order="K", subok=True, shape=None, *, device=None, requires_grad=False
 ):
     """Zeros with the shape of `x` (or `shape`), and by default its dtype and device."""
+    perm = _like_order(x, order, shape)
     shape, dt, dev = _like(x, dtype, device, shape, order, "zeros_like")
-    return _core.zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    out = _in_order(lambda s: _core.zeros(s, dtype=dt, device=dev), shape, perm)
+    return out.requires_grad_() if requires_grad else out
 
 
 def ones_like(
     x, /, dtype=None, order="K", subok=True, shape=None, *, device=None, requires_grad=False
 ):
     """Ones with the shape of `x` (or `shape`), and by default its dtype and device."""
+    perm = _like_order(x, order, shape)
     shape, dt, dev = _like(x, dtype, device, shape, order, "ones_like")
-    return _core.ones(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    out = _in_order(lambda s: _core.ones(s, dtype=dt, device=dev), shape, perm)
+    return out.requires_grad_() if requires_grad else out
 
 
 def full_like(
@@ -90,8 +121,10 @@ def full_like(
     requires_grad=False,
 ):
     """`fill_value` with the shape of `x` (or `shape`), and by default its dtype and device."""
+    perm = _like_order(x, order, shape)
     shape, dt, dev = _like(x, dtype, device, shape, order, "full_like")
-    return _core.full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+    out = _in_order(lambda s: _core.full(s, fill_value, dtype=dt, device=dev), shape, perm)
+    return out.requires_grad_() if requires_grad else out
 
 
 # ---- from existing data ---------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "autograd/internal.hpp"
 #include "ember/debug.hpp"
@@ -26,17 +27,31 @@ std::string info_str(const Array& a) {
     return std::string(name(a.dtype())) + " array of shape " + shape_str(a.shape());
 }
 
+// Whether `a` has the layout `want` (strides in elements; an axis of length 1 may have any
+// stride), so a gradient in the layout of its leaf is kept as it is.
+bool same_layout(const Array& a, const Strides& want) {
+    const auto& sh = a.shape();
+    const auto& st = a.strides();
+    if (st.size() != want.size()) return false;
+    for (size_t i = 0; i < st.size(); ++i)
+        if (sh[i] != 1 && st[i] != want[i]) return false;
+    return true;
+}
+
 // Gradients of a leaf (or of a non-leaf that retains its gradient) add up in `dst`: a fresh
-// contiguous array the first time (the incoming one when nothing else holds it), then in place
-// (out of place, keeping the history, under create_graph).
-void accumulate_grad(Array& dst, Array g) {
+// array the first time (the incoming one when nothing else holds it and it is C-ordered or in
+// the leaf's own layout `leaf`, so a channels_last leaf keeps a channels_last gradient without
+// a copy, as in PyTorch; else a C-ordered copy), then in place (out of place, keeping the
+// history, under create_graph).
+void accumulate_grad(Array& dst, Array g, const Strides* leaf = nullptr) {
     if (!g.defined()) return;
     if (!dst.defined()) {
+        const bool layout = g.is_contiguous() || (leaf && same_layout(g, *leaf));
         if (is_grad_enabled()) {
-            dst = g.storage().use_count() == 1 && g.is_contiguous() ? g : g.copy();
+            dst = g.storage().use_count() == 1 && layout ? g : g.copy();
             return;
         }
-        const bool own = g.storage().use_count() == 1 && g.is_contiguous() && g.offset() == 0 &&
+        const bool own = g.storage().use_count() == 1 && layout && g.offset() == 0 &&
                          size_t(g.nbytes()) == g.storage()->nbytes();
         dst = own ? g.detach() : g.detach().copy();
         return;
@@ -50,25 +65,27 @@ void accumulate_grad(Array& dst, Array g) {
 // The leaf's gradient sink.
 class AccumulateGrad final : public Node {
 public:
-    explicit AccumulateGrad(MetaPtr meta) : meta_(std::move(meta)) {}
+    AccumulateGrad(MetaPtr meta, Strides leaf_strides)
+        : meta_(std::move(meta)), leaf_strides_(std::move(leaf_strides)) {}
     std::string name() const override { return "AccumulateGrad"; }
     std::vector<Array> apply(std::vector<Array>&& grads) override {
         if (grads.empty()) return {};
         Array g = std::move(grads[0]);
         for (const auto& hook : meta_->hooks)
             if (Array r = hook(g); r.defined()) g = std::move(r);
-        accumulate_grad(meta_->grad, std::move(g));
+        accumulate_grad(meta_->grad, std::move(g), &leaf_strides_);
         return {};
     }
     const MetaPtr& meta() const { return meta_; }
 
 private:
     MetaPtr meta_;
+    Strides leaf_strides_;  // the leaf's layout: a gradient in it is kept without a copy
 };
 
 std::shared_ptr<Node> accumulator(const MetaPtr& m, const Array& leaf) {
     if (auto p = m->accumulator.lock()) return p;
-    auto p = std::make_shared<AccumulateGrad>(m);
+    auto p = std::make_shared<AccumulateGrad>(m, leaf.strides());
     p->outputs.push_back({leaf.shape(), leaf.dtype(), leaf.device()});
     m->accumulator = p;
     return p;

@@ -574,3 +574,37 @@ def test_eye_any_integer_k(device):
         np.testing.assert_array_equal(ember.asnumpy(got), np.eye(n, m, k=k))
     with pytest.raises(TypeError, match="ember.eye: k must be an integer"):
         ember.eye(3, k=1.5)
+
+
+@pytest.mark.parametrize(
+    "shape, perm",
+    [
+        ((2, 3, 4, 5), (0, 3, 1, 2)),
+        ((3, 4), (1, 0)),
+        ((2, 1, 4, 5), (0, 3, 1, 2)),
+        ((2, 3, 4), (2, 0, 1)),
+    ],
+)
+def test_like_functions_keep_the_memory_order(shape, perm, device):
+    """*_like with order='K' (the default) lays the result out as `x` is (a channels_last batch
+    stays channels_last, as NumPy keeps a transpose's order); 'C' and 'F' as asked."""
+
+    def dense(strides, shp):  # strides of the axes longer than 1 (a size-1 axis's is arbitrary)
+        return tuple(s for s, n in zip(strides, shp, strict=True) if n != 1)
+
+    a = np.ones(shape).transpose(perm)
+    x = ember.asarray(np.ones(shape), device=device).transpose(perm)
+    for xa, xe in ((a, x), (a[:, ::2], x[:, ::2])):
+        for f, extra in (
+            ("ones_like", ()),
+            ("zeros_like", ()),
+            ("empty_like", ()),
+            ("full_like", (3,)),
+        ):
+            for order in ("K", "C", "F", "A"):
+                got = getattr(ember, f)(xe, *extra, order=order)
+                want = getattr(np, f)(xa, *extra, order=order)
+                assert dense(got.strides, got.shape) == dense(want.strides, want.shape), (f, order)
+                assert got.shape == want.shape and got.device == xe.device
+    assert ember.ones_like(x, requires_grad=True).requires_grad
+    assert ember.ones_like(x, shape=(2, 3)).flags.c_contiguous

@@ -88,3 +88,18 @@ def test_module_to_channels_last(device):
     np.testing.assert_allclose(ember.asnumpy(out), ref, rtol=1e-5, atol=1e-5)
     with pytest.raises(TypeError, match="memory_format"):
         model.to(memory_format="nhwc")
+
+
+def test_a_leaf_keeps_a_gradient_in_its_own_layout(device):
+    """A gradient that arrives in the leaf's layout (channels_last for a channels_last leaf) is
+    stored as it is, without a copy to C order; one in another layout becomes C-ordered."""
+    x = ember.randn(2, 3, 4, 5, device=device).contiguous(memory_format=ember.channels_last)
+    x.requires_grad_()
+    y = x.transpose((0, 2, 3, 1))  # C-ordered view: its gradient comes back channels_last
+    y.backward(ember.ones(y.shape, device=device))
+    assert x.grad.strides == x.strides and x.grad.is_contiguous(memory_format=ember.channels_last)
+    z = ember.randn(2, 3, 4, 5, device=device).requires_grad_()
+    w = z.transpose((0, 2, 3, 1))
+    w.backward(ember.ones(w.shape, device=device))
+    assert z.grad.flags.c_contiguous
+    np.testing.assert_array_equal(ember.asnumpy(x.grad), np.ones((2, 3, 4, 5)))

@@ -87,16 +87,20 @@ def _lift_geom(geom, nd):
 
 
 def _composed_grads(x, w, g, geom):
+    """(dx, dw) through the composed path. Under create_graph (grad mode on in the backward)
+    it differentiates the saved x and w themselves, so the gradients keep their history back to
+    the inputs (double backward); otherwise detached copies (no history is wanted)."""
     from ..autograd import grad
     from ._functional_conv import _conv_channels_last
-
-    s, d, lo, hi, groups = geom
-    xd, wd = x.detach().requires_grad_(), w.detach().requires_grad_()
     from ._grad_mode import enable_grad
 
+    s, d, lo, hi, groups = geom
+    graph = is_grad_enabled()
+    xs = x if graph and x.requires_grad else x.detach().requires_grad_()
+    ws = w if graph and w.requires_grad else w.detach().requires_grad_()
     with enable_grad():
-        y = _conv_channels_last(xd, wd, None, s, d, lo, hi, groups)
-        return grad([y], [xd, wd], [g], create_graph=is_grad_enabled())
+        y = _conv_channels_last(xs, ws, None, s, d, lo, hi, groups)
+        return grad([y], [xs, ws], [g], create_graph=graph)
 
 
 def usable(x, w):
