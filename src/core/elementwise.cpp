@@ -1,6 +1,8 @@
 // The elementwise front-end: dtype resolution from the op table (NumPy's loop search with NEP 50
 // weak scalars), broadcasting, output allocation or in-place checks, then one backend map call.
+#include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -237,6 +239,36 @@ OpTypes resolve_op_types(ops::OpId op, std::span<const Operand> xs) {
     return {c.loop, out};
 }
 
+namespace {
+// A new result in NumPy's order 'K': when the operand `like` (of the result's shape) is dense in
+// a permuted axis order (a channels_last batch, a transpose), the result is laid out in that
+// order, so a chain of elementwise ops keeps the layout and the next op needs no relayout copy;
+// otherwise C order.
+[[gnu::noinline]] Array empty_like_layout(const Array& like, DType dtype, Device dev) {
+    const auto& sh = like.shape();
+    const auto& st = like.strides();
+    const size_t n = sh.size();
+    std::vector<int64_t> order(n);
+    for (size_t i = 0; i < n; ++i)
+        order[i] = int64_t(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return std::abs(st[a]) > std::abs(st[b]); });
+    int64_t step = 1;
+    for (size_t i = n; i-- > 0;) {
+        const int64_t d = order[i];
+        if (sh[d] != 1 && st[d] != step) return Array::empty(sh, dtype, dev);  // not dense
+        step *= sh[d];
+    }
+    Shape ps(n);
+    std::vector<int64_t> inv(n);
+    for (size_t i = 0; i < n; ++i) {
+        ps[i] = sh[order[i]];
+        inv[order[i]] = int64_t(i);
+    }
+    return Array::empty(ps, dtype, dev).permute(inv);
+}
+}  // namespace
+
 Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
     const ops::OpInfo& oi = ops::info(op);
     if (int(xs.size()) != oi.arity)
@@ -310,6 +342,9 @@ Array map(ops::OpId op, std::span<const Operand> xs, const Array* out) {
         if (record) [[unlikely]]
             return autograd::detail::map(op, xs, out);
         if (out) return *out;
+        if (first && first->ndim() > 1 && !first->is_contiguous() && first->shape() == *shape)
+            [[unlikely]]
+            return empty_like_layout(*first, ty.out, dev);
         return Array::empty(*shape, ty.out, dev);
     }();
     if (record || result.size() == 0) return result;

@@ -15,19 +15,14 @@ import numpy as np
 
 from .. import _core
 from .._fusion import _run, _trace
+from ..cuda._host import _CTYPES
 
 _data_ptr = _core._kernels.data_ptr
+# the carriers of weak scalars: ctypes holders that are refilled in place on each call
 _CT = {
-    "bool": ctypes.c_bool,
-    "int8": ctypes.c_int8,
-    "int16": ctypes.c_int16,
-    "int32": ctypes.c_int32,
-    "int64": ctypes.c_int64,
-    "uint8": ctypes.c_uint8,
-    "uint16": ctypes.c_uint16,
-    "uint32": ctypes.c_uint32,
-    "uint64": ctypes.c_uint64,
-    "float64": ctypes.c_double,
+    k: _CTYPES[k]
+    for k in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+    + ("float64",)
 }
 _RANGE = {k: (int(np.iinfo(k).min), int(np.iinfo(k).max)) for k in _CT if k[0] in "iu"}
 _WORKERS = ctypes.c_int(os.cpu_count() or 1)
