@@ -103,3 +103,17 @@ def test_a_leaf_keeps_a_gradient_in_its_own_layout(device):
     w.backward(ember.ones(w.shape, device=device))
     assert z.grad.flags.c_contiguous
     np.testing.assert_array_equal(ember.asnumpy(x.grad), np.ones((2, 3, 4, 5)))
+
+
+@pytest.mark.parametrize("perm", [(1, 0, 2), (0, 2, 1), (2, 1, 0)])
+def test_elementwise_results_keep_the_operand_layout(perm, device):
+    """NumPy's order 'K': a result takes the axis order of its first operand when that operand
+    is dense in a permuted order (same strides as NumPy's result), and values are unchanged."""
+    a = np.arange(24.0).reshape(2, 3, 4).transpose(perm)
+    x = ember.asarray(np.arange(24.0).reshape(2, 3, 4), device=device).transpose(perm)
+    for got, want in ((x * 2 + 1, a * 2 + 1), (ember.sin(x), np.sin(a)), (x + x, a + a)):
+        assert got.strides == want.strides
+        np.testing.assert_allclose(ember.asnumpy(got), want)
+    c = ember.randn(2, 8, 5, 5, device=device).contiguous(memory_format=ember.channels_last)
+    assert ember.relu(c * 3 + 1).is_contiguous(memory_format=ember.channels_last)
+    assert (x[:, ::2] + 1).flags.c_contiguous  # not dense: C order, as before
