@@ -109,7 +109,8 @@ GPU_QUICK_TESTS := test_cuda.py test_random.py test_matmul.py test_take.py test_
   test_fused_rows.py test_user_kernels.py test_interop.py test_sets.py test_histograms.py \
   test_cuda_graph.py test_reductions.py test_reduction_table.py test_numerics.py test_numpy_edges.py \
   test_extreme_indices.py test_writeable.py test_fft_exact.py test_junk_calls.py \
-  test_amp.py test_memory_format.py test_data_images.py test_backends.py
+  test_amp.py test_memory_format.py test_data_images.py test_backends.py test_nn_cudnn.py \
+  test_fuse.py test_fuse_reduce.py test_compile.py test_ndimage_filters.py test_creation.py
 gpu-quick:
 	python3 -m pip install -q --no-build-isolation --no-deps .
 	python3 tools/gpu_tests.py -j $(GPU_JOBS) $(addprefix tests/python/,$(GPU_QUICK_TESTS))
