@@ -250,3 +250,28 @@ def test_small_cnn_trains(device):
         losses.append(loss.item())
     assert losses[-1] < 0.5 * losses[0], losses
     assert repr(model[0]) == "Conv2d(1, 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))"
+
+
+def test_cudnn_backward_under_create_graph_keeps_the_history():
+    """The backward of the cuDNN convolution under create_graph differentiates the saved inputs
+    themselves (nn/_conv_cudnn._composed_grads), so a double backward reaches the weight (the
+    H100 run found it returned gradients without history). Checked on the CPU through the
+    composed path that function uses, against the plain double backward."""
+    from ember.nn import _conv_cudnn
+
+    rng = np.random.default_rng(5)
+    x = ember.asarray(rng.standard_normal((2, 2, 6, 6))).requires_grad_()
+    w = ember.asarray(rng.standard_normal((3, 2, 3, 3))).requires_grad_()
+    g = ember.ones((2, 3, 4, 4))
+    geom = ((1, 1), (1, 1), (0, 0), (0, 0), 1)
+    with ember.enable_grad():
+        gx, _ = _conv_cudnn._composed_grads(x, w, g, geom)
+    (gx * gx).sum().backward()
+    want_w = ember.asnumpy(w.grad)
+    x2 = x.detach().requires_grad_()
+    w2 = w.detach().requires_grad_()
+    (gx2,) = ember.autograd.grad(
+        [ember.nn.functional.conv2d(x2, w2).sum()], [x2], create_graph=True
+    )
+    (gx2 * gx2).sum().backward()
+    np.testing.assert_allclose(want_w, ember.asnumpy(w2.grad), rtol=1e-10)
