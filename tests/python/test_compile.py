@@ -12,61 +12,14 @@ import re
 import ember
 import numpy as np
 import pytest
-
-OPS = ember._core.elementwise_ops()
-
-
-def _values(dtype, n=23, seed=0, device="cpu"):
-    rng = np.random.default_rng(seed)
-    if dtype == "bool":
-        return ember.asarray(rng.integers(0, 2, n).astype(bool), device=device)
-    if dtype[0] in "iu":
-        info = np.iinfo(dtype)
-        v = rng.integers(max(info.min, -100), min(info.max, 100), n, endpoint=True)
-        v = v.astype(dtype)
-        v[:3] = [info.min, info.max, 0]
-        return ember.asarray(v, device=device)
-    base = rng.standard_normal(n) * 3
-    base[:5] = [np.nan, np.inf, -np.inf, -0.0, 0.5]
-    if dtype.startswith("complex"):
-        return ember.asarray((base + 1j * rng.standard_normal(n)).astype(dtype), device=device)
-    if dtype == "bfloat16":
-        return ember.asarray(base, device=device).astype("bfloat16")
-    return ember.asarray(base.astype(dtype), device=device)
-
-
-def _bits(a):
-    v = np.ascontiguousarray(ember.asnumpy(a))
-    return v.dtype, v.shape, v.view(np.uint8).tobytes()
+from _fuse_helpers import equal_results  # noqa: E402
+from _fuse_helpers import supported_ops as _supported  # noqa: E402
+from _fuse_helpers import values as _values
 
 
 def _equal(got, want, device):
     assert type(got) is ember.ndarray, type(got)
-    g, w = ember.asnumpy(got), ember.asnumpy(want)
-    assert got.dtype == want.dtype and g.shape == w.shape
-    if (device == "cpu" and g.dtype.kind != "c") or g.dtype.kind in "biu":
-        assert _bits(got) == _bits(want)
-    else:  # complex products (see test_fuse.py) and the GPU: within a few ulps
-        np.testing.assert_allclose(
-            g.astype(np.complex128 if g.dtype.kind == "c" else np.float64),
-            w.astype(np.complex128 if w.dtype.kind == "c" else np.float64),
-            rtol=4 * float(np.finfo(np.float16 if g.dtype.itemsize == 2 else g.dtype).eps),
-            atol=0,
-            equal_nan=True,
-        )
-
-
-def _supported(dtype):
-    x = _values(dtype)
-    good = []
-    with np.errstate(all="ignore"):
-        for name, arity in OPS:
-            try:
-                getattr(ember, name)(*[x] * arity)
-            except (TypeError, ValueError):
-                continue
-            good.append((name, arity))
-    return good
+    equal_results(got, want, device)
 
 
 def _table_function(good):

@@ -8,66 +8,10 @@ from __future__ import annotations
 import ember
 import numpy as np
 import pytest
+from _fuse_helpers import equal_results as _equal
+from _fuse_helpers import supported_ops as _supported
+from _fuse_helpers import values as _values
 from _helpers import ALL_DTYPES
-
-OPS = ember._core.elementwise_ops()
-
-
-def _values(dtype, n=23, seed=0):
-    """Values with the dtype's special cases (NaN, inf, -0.0, extremes, zero)."""
-    rng = np.random.default_rng(seed)
-    if dtype == "bool":
-        return ember.asarray(rng.integers(0, 2, n).astype(bool))
-    if dtype[0] in "iu":
-        info = np.iinfo(dtype)
-        v = rng.integers(max(info.min, -100), min(info.max, 100), n, endpoint=True)
-        v = v.astype(dtype)
-        v[:3] = [info.min, info.max, 0]
-        return ember.asarray(v)
-    base = rng.standard_normal(n) * 3
-    base[:5] = [np.nan, np.inf, -np.inf, -0.0, 0.5]
-    if dtype.startswith("complex"):
-        im = rng.standard_normal(n)
-        return ember.asarray((base + 1j * im).astype(dtype))
-    if dtype == "bfloat16":
-        return ember.asarray(base).astype("bfloat16")
-    return ember.asarray(base.astype(dtype))
-
-
-def _bits(a):
-    v = np.ascontiguousarray(ember.asnumpy(a))
-    return v.dtype, v.shape, v.view(np.uint8).tobytes()
-
-
-def _equal(fused, eager, device):
-    f, e = ember.asnumpy(fused), ember.asnumpy(eager)
-    assert fused.dtype == eager.dtype and f.shape == e.shape
-    if (device == "cpu" and f.dtype.kind != "c") or f.dtype.kind in "biu":
-        assert _bits(fused) == _bits(eager)
-    else:
-        # Complex products: GCC's x86-64-v3 code may use an FMA in one of the eager loop's
-        # (vectorized) and the fused loop's complex multiplication and not in the other; the
-        # GPU build is not checked bit for bit here (no GPU): within a few ulps.
-        np.testing.assert_allclose(
-            f.astype(np.complex128 if f.dtype.kind == "c" else np.float64),
-            e.astype(np.complex128 if e.dtype.kind == "c" else np.float64),
-            rtol=4 * float(np.finfo(np.float16 if f.dtype.itemsize == 2 else f.dtype).eps),
-            atol=0,
-            equal_nan=True,
-        )
-
-
-def _supported(dtype):
-    x = _values(dtype)
-    good = []
-    with np.errstate(all="ignore"):
-        for name, arity in OPS:
-            try:
-                getattr(ember, name)(*[x] * arity)
-            except (TypeError, ValueError):
-                continue
-            good.append((name, arity))
-    return good
 
 
 # int32, uint16 and uint32 are covered by the mixed-dtype tests below (each dtype here costs a
