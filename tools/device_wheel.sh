@@ -6,7 +6,12 @@
 # Needs a CPython of that version here (PY312=/path/to/python3.12; pyenv's by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY="${PY312:-$(command -v python3.12 || echo /root/.pyenv/versions/3.12.1/bin/python)}"
+PY="${PY312:-}"
+# a pyenv shim named python3.12 exists without working: ask each candidate to run
+for c in "$PY" python3.12 /root/.pyenv/versions/3.12.*/bin/python; do
+    [ -n "$c" ] && "$c" -c "import sys; assert sys.version_info[:2] == (3, 12)" 2>/dev/null &&
+        PY=$c && break
+done
 V=build/device-venv
 [ -x "$V/bin/python" ] || "$PY" -m venv "$V"
 "$V/bin/python" -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.4" "numpy>=2" \

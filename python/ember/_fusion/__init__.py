@@ -149,7 +149,7 @@ class Fusion:
         if any(getattr(a, "requires_grad", False) for a in args):
             return self.func(*args)  # autograd records the eager ops
         # the fast path: a call like an earlier one (same signature, shapes, strides, devices)
-        # relaunches that call's kernel with its geometry (GPU arrays)
+        # relaunches that call's kernel with its geometry
         fk = (key, *[(a.shape, a.strides, a.device) for a in args if isinstance(a, _core.ndarray)])
         fast = self._fast.get(fk)
         if fast is not None:
@@ -227,11 +227,11 @@ class Fusion:
         outs = [_core.empty(shape, dtype=o.dtype, device=dev) for o in plan.outputs]
         if 0 not in shape:
             if cpu:
-                _run.host_map(plan, arrays, outs, shape, scalars)
+                again = _run.host_map(plan, arrays, outs, shape, scalars)
             else:
                 again = _run.cuda_map(plan, self._cname, arrays, outs, shape, scalars, dev)
-                if fk is not None and not plan.pow_checks:
-                    self._remember(fk, t, again, shape, [o.dtype for o in outs], dev)
+            if fk is not None and not plan.pow_checks:
+                self._remember(fk, t, again, shape, [o.dtype for o in outs], dev)
         return tuple(outs) if t.tuple_out else outs[0]
 
     def _run_reduce(self, plan, arrays, shape, scalars, dev, cpu):
@@ -251,7 +251,7 @@ class Fusion:
         again = None
         if nout:
             if cpu:
-                _run.host_reduce(plan, arrays, out, shape, axes, scalars)
+                again = _run.host_reduce(plan, arrays, out, shape, axes, scalars)
             else:
                 again = _run.cuda_reduce(plan, self._cname, arrays, out, shape, axes, scalars, dev)
         return out, again

@@ -130,7 +130,7 @@ def collapse(shape, strides):
 
 
 def _addr(a):
-    return a._numpy_view().__array_interface__["data"][0]
+    return _core._kernels.data_ptr(a)
 
 
 # ---- the host ------------------------------------------------------------------------------------
@@ -259,25 +259,25 @@ _WORKERS = os.cpu_count() or 1
 _WORKERS_C = ctypes.c_int(_WORKERS)
 
 
-_GEOMETRY = {}  # (shape, operand shapes and strides) -> the collapsed geometry's C arguments
-
-
 def host_map(plan, arrays, outs, shape, scalars):
+    """Runs the elementwise host program; returns ``again(arrays, outs, scalars)``, which runs
+    it for other arrays of the same shapes and strides with the geometry worked out here."""
     lib = host_library(plan)
     ops = list(arrays) + list(outs)
-    key = (shape, tuple((tuple(a.shape), a.strides, a.itemsize) for a in ops))
-    geo = _GEOMETRY.get(key)
-    if geo is None:
-        cs, cst = collapse(shape, [elem_strides(a, shape) for a in ops])
-        flat = [x for st in cst for x in st]
-        geo = (_ll(cs), _ll(flat), ctypes.c_int(len(cs)), ctypes.c_longlong(math.prod(cs)))
-        if len(_GEOMETRY) > 4096:
-            _GEOMETRY.clear()
-        _GEOMETRY[key] = geo
-    P = (ctypes.c_void_p * len(ops))(*[_addr(a) for a in ops])
-    S, keep = _ptrs(scalars)
-    lib.fz_map(P, S, *geo, _WORKERS_C)
-    del keep
+    cs, cst = collapse(shape, [elem_strides(a, shape) for a in ops])
+    flat = [x for st in cst for x in st]
+    geo = (_ll(cs), _ll(flat), ctypes.c_int(len(cs)), ctypes.c_longlong(math.prod(cs)))
+    fz_map, nops = lib.fz_map, len(ops)
+    parr = ctypes.c_void_p * nops
+
+    def again(arrays, outs, scalars):
+        P = parr(*[_addr(a) for a in arrays], *[_addr(o) for o in outs])
+        S, keep = _ptrs(scalars)
+        fz_map(P, S, *geo, _WORKERS_C)
+        del keep
+
+    again(arrays, outs, scalars)
+    return again
 
 
 def reduce_geometry(arrays, shape, axes):
@@ -290,17 +290,26 @@ def reduce_geometry(arrays, shape, axes):
 
 
 def host_reduce(plan, arrays, out, shape, axes, scalars):
+    """Runs the reduction's host program; returns ``again(arrays, out, scalars)`` (as
+    host_map)."""
     lib = host_library(plan)
     ks, kst, rs, rst = reduce_geometry(arrays, shape, axes)
-    P = (ctypes.c_void_p * (len(arrays) + 1))(*[_addr(a) for a in arrays], _addr(out))
-    S, keep = _ptrs(scalars)
     nout = math.prod(shape[d] for d in range(len(shape)) if d not in axes)
     nred = math.prod(shape[d] for d in axes)
-    lib.fz_reduce(P, S, _ll(ks), ctypes.c_int(len(ks)), _ll([x for s in kst for x in s]),
-                  _ll(rs), ctypes.c_int(len(rs)), _ll([x for s in rst for x in s]),
-                  ctypes.c_longlong(nout), ctypes.c_longlong(nred), ctypes.c_double(nred),
-                  ctypes.c_int(_WORKERS))  # fmt: skip
-    del keep
+    geo = (_ll(ks), ctypes.c_int(len(ks)), _ll([x for s in kst for x in s]),
+           _ll(rs), ctypes.c_int(len(rs)), _ll([x for s in rst for x in s]),
+           ctypes.c_longlong(nout), ctypes.c_longlong(nred), ctypes.c_double(nred),
+           _WORKERS_C)  # fmt: skip
+    fz_reduce, parr = lib.fz_reduce, ctypes.c_void_p * (len(arrays) + 1)
+
+    def again(arrays, out, scalars):
+        P = parr(*[_addr(a) for a in arrays], _addr(out))
+        S, keep = _ptrs(scalars)
+        fz_reduce(P, S, *geo)
+        del keep
+
+    again(arrays, out, scalars)
+    return again
 
 
 # ---- CUDA ---------------------------------------------------------------------------------------
