@@ -57,6 +57,8 @@ struct Function {
 // returns the first module.
 void* load_module(const std::string& image, int device);
 Function get_function(void* module, int device, const std::string& name);
+// The device address and size in bytes of the __device__/__constant__ variable `name`.
+std::pair<uintptr_t, size_t> module_global(void* module, int device, const std::string& name);
 
 // cuFuncGetAttribute / cuFuncSetAttribute (CU_FUNC_ATTRIBUTE_* values).
 int function_attribute(const Function& f, int attribute);

@@ -483,6 +483,12 @@ void bind_kernels(nb::module_& root) {
         },
         nb::arg("image"), nb::arg("device"));
     m.def(
+        "module_global",
+        [](uintptr_t module, int device, const std::string& name) {
+            return user::module_global(reinterpret_cast<void*>(module), device, name);
+        },
+        nb::arg("module"), nb::arg("device"), nb::arg("name"));
+    m.def(
         "check_args",
         [](nb::handle args) {
             Packed p;

@@ -111,6 +111,8 @@ def test_launch_without_cuda_says_a_device_is_required():
         k((1,), (32,), (a, a, a, np.int64(4)))
     with pytest.raises(ValueError, match="need a CUDA device"):
         _ = k.attributes
+    with pytest.raises(ValueError, match="get_global.*need a CUDA device"):
+        ember.RawModule(code=VEC_ADD).get_global("x")
     sq = ember.ElementwiseKernel("T x, T y", "T z", "z = (x - y) * (x - y)", "squared_diff")
     with pytest.raises(ValueError, match="CUDA"):
         sq(a, a)
@@ -444,6 +446,51 @@ def test_templated_raw_module():
         np.testing.assert_array_equal(host(y), y0 + 3 * x0)
     with pytest.raises(ValueError, match="no kernel named"):
         m.get_function("nothing")
+
+
+GLOBALS = r"""
+extern "C" __constant__ float coef[4];
+extern "C" __device__ int counter;
+template <typename T> __device__ T scale;
+extern "C" __global__ void use(float* y, const float* x) {
+    int i = threadIdx.x;
+    if (i < 4) y[i] = coef[i] * x[i] * scale<float>;
+    if (i == 0) atomicAdd(&counter, 1);
+}
+"""
+
+
+@needs_cuda
+def test_raw_module_get_global():
+    m = ember.RawModule(code=GLOBALS, name_expressions=["scale<float>"])
+    c = m.get_global("coef")
+    assert c.size == 16 and c.device_id == ember.cuda.current_device() and int(c) == c.ptr
+    c.copy_from_host(np.array([1, 2, 3, 4], dtype=np.float32))
+    ember.asarray(m.get_global("scale<float>")).view(np.float32)[...] = 0.5
+    n = m.get_global("counter")
+    n.memset(0)
+    x, y = gpu(np.arange(4, dtype=np.float32)), ember.zeros(4, dtype="float32", device="cuda")
+    k = m.get_function("use")
+    k(1, 32, (y, x))
+    k(1, 32, (y, x))
+    np.testing.assert_array_equal(host(y), np.float32([0, 1, 3, 6]))
+    out = np.zeros(1, dtype=np.int32)
+    n.copy_to_host(out)
+    assert out[0] == 2
+    np.testing.assert_array_equal(host(ember.asarray(n).view(np.int32)), [2])
+    back = np.zeros(4, dtype=np.float32)
+    c.copy_to_host(back)
+    np.testing.assert_array_equal(back, [1, 2, 3, 4])
+    d = m.get_global("coef")
+    d.copy_from_device(gpu(np.full(4, 7, np.float32)), size=8)
+    d.copy_to_host(back)
+    np.testing.assert_array_equal(back, [7, 7, 3, 4])
+    with pytest.raises(ValueError, match="no global named 'nothing'"):
+        m.get_global("nothing")
+    with pytest.raises(ValueError, match="size must be"):
+        c.copy_from_host(np.zeros(4, np.float32), size=17)
+    with pytest.raises(TypeError, match="name must be a str"):
+        m.get_global(3)
 
 
 @needs_cuda

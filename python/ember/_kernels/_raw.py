@@ -150,7 +150,89 @@ class RawModule:
         return k
 
     def get_global(self, name):
-        raise NotImplementedError("ember.RawModule.get_global is not supported yet")
+        """The ``__device__`` or ``__constant__`` variable `name` (an extern "C" name or one of
+        the name expressions) of the module on the current device, as a MemoryPointer (CuPy's
+        ``RawModule.get_global``): ``ember.asarray(ptr).view(dtype)`` is an array over it, and
+        ``ptr.copy_from_host`` / ``copy_to_host`` fill and read it."""
+        if not isinstance(name, str):
+            raise TypeError(f"ember.RawModule.get_global: name must be a str, got {name!r}")
+        _require_cuda("ember.RawModule.get_global")
+        device = _current_device("ember.RawModule.get_global")
+        m = self._module(device)
+        ptr, size = _k.module_global(m, device, self._lowered[device].get(name, name))
+        return MemoryPointer(ptr, size, device, self)
+
+
+class MemoryPointer:
+    """Device memory that ember did not allocate (a module's global variable), as CuPy's
+    MemoryPointer: `ptr`, `size` (bytes), `device_id`, the copy methods, and a
+    ``__cuda_array_interface__`` of its bytes (so ``ember.asarray`` views it without a copy).
+    It keeps its owner (the module) alive."""
+
+    def __init__(self, ptr, size, device_id, owner=None):
+        self.ptr, self.size, self.device_id, self._owner = int(ptr), int(size), device_id, owner
+
+    def __int__(self):
+        return self.ptr
+
+    def __repr__(self):
+        return f"<ember.MemoryPointer 0x{self.ptr:x} ({self.size} bytes) on cuda:{self.device_id}>"
+
+    @property
+    def __cuda_array_interface__(self):
+        return {
+            "shape": (self.size,),
+            "typestr": "|u1",
+            "data": (self.ptr, False),
+            "version": 3,
+            "strides": None,
+            "stream": None,
+        }
+
+    def _bytes(self, size, who):
+        if size is None:
+            size = self.size
+        if not isinstance(size, (int, np.integer)) or not 0 <= size <= self.size:
+            raise ValueError(
+                f"ember.MemoryPointer.{who}: size must be an int in [0, {self.size}], got {size!r}"
+            )
+        from .._array import asarray
+
+        return asarray(self)[: int(size)], int(size)
+
+    @staticmethod
+    def _host_bytes(mem, size, who):
+        a = np.frombuffer(mem, dtype=np.uint8) if isinstance(mem, (bytes, bytearray)) else mem
+        a = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
+        if a.size < size:
+            raise ValueError(
+                f"ember.MemoryPointer.{who}: the host buffer has {a.size} bytes, {size} asked"
+            )
+        return a
+
+    def copy_from_host(self, mem, size=None):
+        """Copies `size` bytes (default: all) from a host buffer (NumPy array, bytes)."""
+        dst, size = self._bytes(size, "copy_from_host")
+        dst[...] = self._host_bytes(mem, size, "copy_from_host")[:size]
+
+    def copy_to_host(self, mem, size=None):
+        """Copies `size` bytes (default: all) into a writable host NumPy array."""
+        src, size = self._bytes(size, "copy_to_host")
+        if not isinstance(mem, np.ndarray) or not mem.flags.c_contiguous:
+            raise TypeError("ember.MemoryPointer.copy_to_host: mem must be a C-contiguous ndarray")
+        self._host_bytes(mem, size, "copy_to_host")[:size] = src.get()
+
+    def copy_from_device(self, src, size=None):
+        """Copies `size` bytes (default: all) from an ember array or another MemoryPointer."""
+        from .._array import asarray
+
+        dst, size = self._bytes(size, "copy_from_device")
+        dst[...] = asarray(src).reshape(-1).view(np.uint8)[:size]
+
+    def memset(self, value, size=None):
+        """Sets `size` bytes (default: all) to `value` (0..255)."""
+        dst, _ = self._bytes(size, "memset")
+        dst.fill(int(value))
 
 
 class RawKernel(_k.KernelBase):

@@ -9,6 +9,7 @@ import contextlib as _contextlib
 import sys as _sys
 
 from .. import _core
+from .._kernels._raw import MemoryPointer
 from . import _intrinsics
 from ._intrinsics import *  # noqa: F403  (threadIdx, grid, shared, atomic, syncthreads, ...)
 
@@ -22,6 +23,7 @@ __all__ = [
     "CUDAGraph",
     "CudaError",
     "Event",
+    "MemoryPointer",
     "OutOfMemoryError",
     "Stream",
     "current_device",

@@ -38,6 +38,7 @@ struct ExtraApi {
                                           unsigned, unsigned, unsigned, CUstream, void**) = nullptr;
     CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, CUfunction, int,
                                                             size_t) = nullptr;
+    CUresult (*cuModuleGetGlobal)(CUdeviceptr*, size_t*, CUmodule, const char*) = nullptr;
 };
 
 void* library_of(const void* symbol) {
@@ -73,6 +74,8 @@ const ExtraApi& extra() {
                 e.cuOccupancyMaxActiveBlocksPerMultiprocessor =
                     reinterpret_cast<decltype(e.cuOccupancyMaxActiveBlocksPerMultiprocessor)>(
                         dlsym(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor"));
+                e.cuModuleGetGlobal = reinterpret_cast<decltype(e.cuModuleGetGlobal)>(
+                    dlsym(lib, "cuModuleGetGlobal_v2"));
             }
         }
         return e;
@@ -417,6 +420,21 @@ void* load_module(const std::string& image, int device) {
     check(api().cuModuleLoadData(&mod, image.data()), "cuModuleLoadData");
     std::lock_guard lk(modules_mu);
     return modules.emplace(key, mod).first->second;
+}
+
+std::pair<uintptr_t, size_t> module_global(void* module, int device, const std::string& name) {
+    DeviceState& d = state(device);
+    bind(d);
+    const auto get = extra().cuModuleGetGlobal;
+    if (!get) throw Error("ember.RawModule.get_global: the CUDA driver has no cuModuleGetGlobal");
+    CUdeviceptr ptr = 0;
+    size_t bytes = 0;
+    const CUresult r = get(&ptr, &bytes, static_cast<CUmodule>(module), name.c_str());
+    if (r != CUDA_SUCCESS)
+        throw ValueError("ember.RawModule.get_global: no global named '" + name +
+                         "' in the module (" + error_text(r) +
+                         "); C++ globals need extern \"C\" or a name expression");
+    return {uintptr_t(ptr), bytes};
 }
 
 Function get_function(void* module, int device, const std::string& name) {
