@@ -146,6 +146,7 @@ struct OptimizerStep {
     int device = 0;
     std::vector<void*> param, grad, state[3];
     std::vector<int64_t> n;
+    std::vector<void*> step;  // with f_device_step: each tensor's float32 step count, else empty
 };
 
 // A sort of `rows` contiguous rows of `n` keys of `dtype` (all dtypes) at `keys`, along each row.

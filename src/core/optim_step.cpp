@@ -42,12 +42,13 @@ void step(const StepOptions& o, std::span<const Array> params, std::span<const A
     h.flags = (o.maximize ? f_maximize : 0) | (o.nesterov ? f_nesterov : 0) |
               (o.first ? f_first : 0) | (o.amsgrad ? f_amsgrad : 0) |
               (o.decoupled ? f_decoupled : 0) | (o.centered ? f_centered : 0) |
-              (o.momentum != 0 ? f_momentum : 0);
-    step(h, params, grads, s1, s2, s3);
+              (o.momentum != 0 ? f_momentum : 0) | (o.device_step ? f_device_step : 0);
+    step(h, params, grads, s1, s2, s3, o.steps);
 }
 
 void step(const Hyper& h, std::span<const Array> params, std::span<const Array> grads,
-          std::span<const Array> s1, std::span<const Array> s2, std::span<const Array> s3) {
+          std::span<const Array> s1, std::span<const Array> s2, std::span<const Array> s3,
+          std::span<const Array> steps) {
     const std::span<const Array> states[3] = {s1, s2, s3};
     if (h.kind > uint32_t(Kind::adagrad)) bad("unknown optimizer kind " + std::to_string(h.kind));
     const size_t n = params.size();
@@ -58,6 +59,11 @@ void step(const Hyper& h, std::span<const Array> params, std::span<const Array> 
         if (uses_state(h, k) && states[k].size() != n)
             bad("state " + std::to_string(k + 1) + " has " + std::to_string(states[k].size()) +
                 " arrays for " + std::to_string(n) + " parameters");
+    const bool device_step = h.flags & f_device_step;
+    if (device_step && h.kind != uint32_t(Kind::adam)) bad("step counts in memory are Adam's only");
+    if (device_step && steps.size() != n)
+        bad("got " + std::to_string(steps.size()) + " step counts for " + std::to_string(n) +
+            " parameters");
     if (n == 0) return;
     const Device dev = params[0].device();
     // Contiguous stand-ins for non-contiguous arrays (alive until the step ran), and which ones
@@ -96,6 +102,12 @@ void step(const Hyper& h, std::span<const Array> params, std::span<const Array> 
         check(grads[i], "gradient");
         for (int k = 0; k < 3; ++k)
             if (uses_state(h, k)) check(states[k][i], "state " + std::to_string(k + 1));
+        if (device_step) {
+            const Array& t = steps[i];
+            if (!t.defined() || t.device() != dev || t.dtype() != DType::float32 || t.size() != 1)
+                bad("the step count of " + which +
+                    " must be a 1-element float32 array on the parameter's device");
+        }
         if (p.size() == 0) continue;
         backend::OptimizerStep* g = nullptr;
         for (auto& x : groups)
@@ -111,6 +123,7 @@ void step(const Hyper& h, std::span<const Array> params, std::span<const Array> 
         g->grad.push_back(contiguous(grads[i], false));
         for (int k = 0; k < 3; ++k)
             g->state[k].push_back(uses_state(h, k) ? contiguous(states[k][i], true) : nullptr);
+        if (device_step) g->step.push_back(steps[i].data());
         g->n.push_back(p.size());
     }
     backend::Backend& be = backend::of(dev, "ember.optim");

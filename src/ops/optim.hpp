@@ -9,6 +9,7 @@
 #endif
 
 #ifndef EMBER_DEVICE_PRELUDE
+#include <cmath>
 #include <cstdint>
 
 #include "ops/scalar.hpp"  // ops::sqrt (the device prelude supplies the math on the GPU)
@@ -20,13 +21,14 @@ enum class Kind : uint32_t { sgd = 0, adam = 1, rmsprop = 2, adagrad = 3 };
 
 // Flags of Hyper::flags.
 enum : uint32_t {
-    f_maximize = 1,    // ascend: the gradient is negated
-    f_nesterov = 2,    // SGD
-    f_first = 4,       // SGD: the momentum buffer starts as the gradient
-    f_amsgrad = 8,     // Adam: max of the second moments
-    f_decoupled = 16,  // AdamW: weight decay applied to the parameter, not the gradient
-    f_centered = 32,   // RMSprop
-    f_momentum = 64,   // SGD and RMSprop: momentum != 0 (uses a buffer)
+    f_maximize = 1,       // ascend: the gradient is negated
+    f_nesterov = 2,       // SGD
+    f_first = 4,          // SGD: the momentum buffer starts as the gradient
+    f_amsgrad = 8,        // Adam: max of the second moments
+    f_decoupled = 16,     // AdamW: weight decay applied to the parameter, not the gradient
+    f_centered = 32,      // RMSprop
+    f_momentum = 64,      // SGD and RMSprop: momentum != 0 (uses a buffer)
+    f_device_step = 128,  // Adam: the step count is read from memory per tensor (capturable)
 };
 
 // One group's hyperparameters for one step, with the step-dependent factors computed by the
@@ -114,6 +116,18 @@ EMBER_HD inline void update(const Hyper& h, C& p, C g, C& s1, C& s2, C& s3) {
             break;
         }
     }
+}
+
+// Adam with its step count t in memory (capturable=True: a CUDA graph replays the step with the
+// count it reads, not the count of the capture): the bias corrections of step t.
+EMBER_HD inline void at_step(Hyper& h, double t) {
+#ifdef EMBER_DEVICE_PRELUDE
+    h.bias1 = 1.0 - ::pow(h.beta1, t);
+    h.bias2_sqrt = ::sqrt(1.0 - ::pow(h.beta2, t));
+#else
+    h.bias1 = 1.0 - std::pow(h.beta1, t);
+    h.bias2_sqrt = std::sqrt(1.0 - std::pow(h.beta2, t));
+#endif
 }
 
 // Whether a step of `h` reads and writes state array i (0..2).

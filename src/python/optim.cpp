@@ -34,7 +34,7 @@ void bind_optim(nb::module_& m) {
            nb::handle s2, nb::handle s3, double lr, double weight_decay, double momentum,
            double dampening, double beta1, double beta2, double eps, double bias1,
            double bias2_sqrt, bool maximize, bool nesterov, bool first, bool amsgrad,
-           bool decoupled, bool centered) {
+           bool decoupled, bool centered, nb::handle steps) {
             optim::StepOptions o;
             o.kind = kind;
             o.lr = lr;
@@ -52,6 +52,8 @@ void bind_optim(nb::module_& m) {
             o.amsgrad = amsgrad;
             o.decoupled = decoupled;
             o.centered = centered;
+            o.device_step = !steps.is_none();
+            if (o.device_step) o.steps = arrays(steps, "step counts");
             const std::vector<Array> p = arrays(params, "parameters"), g = arrays(grads, "grads");
             const std::vector<Array> a = arrays(s1, "states"), b = arrays(s2, "states"),
                                      c = arrays(s3, "states");
@@ -67,7 +69,7 @@ void bind_optim(nb::module_& m) {
         "weight_decay"_a = 0.0, "momentum"_a = 0.0, "dampening"_a = 0.0, "beta1"_a = 0.0,
         "beta2"_a = 0.0, "eps"_a = 0.0, "bias1"_a = 1.0, "bias2_sqrt"_a = 1.0, "maximize"_a = false,
         "nesterov"_a = false, "first"_a = false, "amsgrad"_a = false, "decoupled"_a = false,
-        "centered"_a = false,
+        "centered"_a = false, "steps"_a.none() = nb::none(),
         "One fused optimizer step over lists of parameters, gradients and states (in place).");
 }
 

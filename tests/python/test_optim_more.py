@@ -114,3 +114,75 @@ def test_lbfgs_rosenbrock_and_errors():
         opt.step(None)
     with pytest.raises(ValueError, match="line_search_fn"):
         optim.LBFGS([x], line_search_fn="armijo")
+
+
+@pytest.mark.parametrize("cls", [optim.Adam, optim.AdamW])
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_capturable_adam_equals_adam(device, cls, amsgrad):
+    """capturable=True keeps each step count as a 0-d float32 array on the parameter's device
+    and the update reads it there; the trajectory is bitwise the host-count one's (complex
+    parameters take the composed path, whose bias corrections are then float32 arrays, as
+    PyTorch's capturable Adam computes them: equal to rounding)."""
+    dtypes = ["float32", "float64", "complex64"] if device == "cpu" else ["float32", "complex64"]
+    for dt in dtypes:
+        ref = None
+        for capturable in (False, True):
+            w = ember.asarray(np.array([1.5, -0.7, 0.2, 3.0]), dtype=dt, device=device)
+            w.requires_grad_()
+            opt = cls([w], lr=0.1, amsgrad=amsgrad, capturable=capturable)
+            for _ in range(5):
+                opt.zero_grad()
+                (ember.abs(w * w) - ember.cos(ember.real(w))).sum().backward()
+                opt.step()
+            got = ember.asnumpy(w.detach())
+            step = opt.state[w]["step"]
+            if capturable:
+                assert isinstance(step, ember.ndarray) and step.dtype == ember.float32
+                assert str(step.device) == device and float(step) == 5.0
+                if dt.startswith("complex"):
+                    np.testing.assert_allclose(got, ref, rtol=1e-4, err_msg=dt)
+                else:
+                    np.testing.assert_array_equal(got, ref, err_msg=dt)
+            else:
+                assert step == 5.0
+                ref = got
+
+
+def test_capturable_adam_state_dict_round_trip(device):
+    w = ember.asarray(np.array([1.0, 2.0]), dtype="float32", device=device)
+    w.requires_grad_()
+    opt = optim.Adam([w], lr=0.1, capturable=True)
+    for _ in range(2):
+        opt.zero_grad()
+        (w * w).sum().backward()
+        opt.step()
+    sd = opt.state_dict()
+    plain = optim.Adam([w], lr=0.1)  # a host count continues from the array's value
+    plain.load_state_dict(sd)
+    opt.zero_grad()
+    (w * w).sum().backward()
+    plain.step()
+    assert float(plain.state[w]["step"]) == 3.0
+    again = optim.Adam([w], lr=0.1, capturable=True)
+    again.load_state_dict(plain.state_dict())  # and a host count becomes an array
+    opt.zero_grad()
+    (w * w).sum().backward()
+    again.step()
+    assert isinstance(again.state[w]["step"], ember.ndarray)
+    assert float(again.state[w]["step"]) == 4.0
+
+
+def test_optimizer_step_checks_the_step_counts():
+    from ember import _core
+
+    p = ember.ones(3, dtype="float32")
+    g, m, v = ember.ones(3, dtype="float32"), ember.zeros(3, dtype="float32"), ember.zeros(3)
+    with pytest.raises(ValueError, match="step count of parameter 0 must be a 1-element float32"):
+        _core._optimizer_step(
+            "adam", [p], [g], [m], [ember.zeros(3, dtype="float32")], None, lr=0.1,
+            beta1=0.9, beta2=0.999, eps=1e-8, steps=[ember.ones(2, dtype="float32")],
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="got 0 step counts for 1 parameters"):
+        _core._optimizer_step("adam", [p], [g], [m], [v.astype("float32")], None, lr=0.1, steps=[])
+    with pytest.raises(ValueError, match="Adam's only"):
+        _core._optimizer_step("sgd", [p], [g], None, None, None, lr=0.1, steps=[p[:1]])

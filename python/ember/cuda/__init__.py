@@ -7,6 +7,7 @@ the reason.
 
 import contextlib as _contextlib
 import sys as _sys
+import threading as _threading
 
 from .. import _core
 from .._kernels._raw import MemoryPointer
@@ -29,6 +30,7 @@ __all__ = [
     "current_device",
     "current_stream",
     "default_stream",
+    "is_current_stream_capturing",
     "device",
     "device_array",
     "device_array_like",
@@ -271,6 +273,15 @@ class Event:
         return f"<ember.cuda.Event device=cuda:{self._e.device}>"
 
 
+_capture = _threading.local()  # .depth: the CUDA graph captures open on this thread
+
+
+def is_current_stream_capturing():
+    """Whether the calling thread is capturing a CUDA graph (``torch.cuda``'s name): its ops are
+    being recorded, not run."""
+    return getattr(_capture, "depth", 0) > 0
+
+
 class CUDAGraph:
     """A CUDA graph: the ops of a block are captured once and replayed with one launch.
 
@@ -310,10 +321,21 @@ class CUDAGraph:
             )
         dev = stream._s.device if stream is not None else _index(device)
         self._g.capture_begin(dev, stream._s if stream is not None else None)
+        _capture.depth = getattr(_capture, "depth", 0) + 1
 
     def capture_end(self):
         """Ends the capture and instantiates the graph."""
-        self._g.capture_end()
+        try:
+            self._g.capture_end()
+        finally:
+            _capture.depth = max(getattr(_capture, "depth", 1) - 1, 0)
+
+    def capture_abort(self):
+        """Ends a capture that failed, discarding what it recorded."""
+        try:
+            self._g.capture_abort()
+        finally:
+            _capture.depth = max(getattr(_capture, "depth", 1) - 1, 0)
 
     def replay(self):
         """Runs the captured work on the current stream."""
@@ -352,7 +374,7 @@ def graph(cuda_graph=None, stream=None, device=None):
     try:
         yield g
     except BaseException:
-        g._g.capture_abort()
+        g.capture_abort()
         raise
     g.capture_end()
 

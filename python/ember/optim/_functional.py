@@ -106,8 +106,12 @@ def adam(
     """Adam (Kingma & Ba) and, with `decoupled_weight_decay`, AdamW (Loshchilov & Hutter):
     ``m = lerp(m, g, 1 - beta1)``, ``v = beta2 v + (1 - beta2) g^2``, ``p -= lr / (1 - beta1^t)
     * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)``; AMSGrad uses the running maximum of v.
-    `state_steps` are the step counts t after this step."""
-    groups = _partition(params, lambda i: (params[i].device, state_steps[i]))
+    `state_steps` are the step counts t after this step: numbers, or (capturable) 0-d float32
+    arrays on the parameters' devices that the update reads where it runs."""
+    on_device = bool(state_steps) and isinstance(state_steps[0], _core.ndarray)
+    groups = _partition(
+        params, lambda i: (params[i].device, None if on_device else state_steps[i])
+    )
     for key, idx in groups.items():
         args = (
             _pick(params, idx),
@@ -141,11 +145,12 @@ def adam(
             beta1=beta1,
             beta2=beta2,
             eps=eps,
-            bias1=1 - beta1**step,
-            bias2_sqrt=math.sqrt(1 - beta2**step),
+            bias1=1.0 if on_device else 1 - beta1**step,
+            bias2_sqrt=1.0 if on_device else math.sqrt(1 - beta2**step),
             maximize=maximize,
             amsgrad=amsgrad,
             decoupled=decoupled_weight_decay,
+            steps=_pick(state_steps, idx) if on_device else None,
         )
 
 
@@ -304,7 +309,10 @@ def _adam_composed(
         v += g * (1 - beta2) * g
         step = state_steps[i]
         step_size = lr / (1 - beta1**step)
-        bias_correction2_sqrt = math.sqrt(1 - beta2**step)
+        if isinstance(step, _core.ndarray):  # capturable: the count stays on the device
+            bias_correction2_sqrt = _core.sqrt(1 - beta2**step)
+        else:
+            bias_correction2_sqrt = math.sqrt(1 - beta2**step)
         if amsgrad:
             vmax = max_exp_avg_sqs[i]
             vmax[...] = _core.maximum(vmax, v)

@@ -84,6 +84,45 @@ def _advance(state):
     return state["step"]
 
 
+def _advance_on_device(state, p):
+    """capturable=True: the step count is a 0-d float32 array on p's device, incremented there
+    (a CUDA graph's replay advances it; no host read)."""
+    t = state.get("step", 0.0)
+    if not (
+        isinstance(t, _core.ndarray) and t.dtype == _core.float32 and t.device == p.device
+        and t.ndim == 0
+    ):  # fmt: skip
+        t = _core.full((), float(t), dtype=_core.float32, device=p.device)
+        state["step"] = t
+    t += 1.0
+    return t
+
+
+def _first_step_not_capturable(opt):
+    """A first momentum step initialises the buffers (a different update from the later steps):
+    capturing it in a CUDA graph would replay the initialisation at every step."""
+    from .. import cuda
+
+    if cuda.is_current_stream_capturing():
+        raise RuntimeError(
+            f"ember.optim.{type(opt).__name__}.step: the first step with momentum creates the "
+            "momentum buffers and cannot be captured in a CUDA graph; run one step before the "
+            "capture (a warm-up)"
+        )
+
+
+def _not_capturable(opt):
+    """PyTorch's error for a step captured in a CUDA graph without capturable=True (its bias
+    corrections would be fixed at the values of the capture)."""
+    from .. import cuda
+
+    if cuda.is_current_stream_capturing():
+        raise RuntimeError(
+            f"Attempting CUDA graph capture of step() for an instance of {type(opt).__name__} "
+            "but param_groups' capturable is False: construct it with capturable=True"
+        )
+
+
 class SGD(Optimizer):
     """Stochastic gradient descent, optionally with momentum (``dampening``, ``nesterov``),
     L2 ``weight_decay`` and ``maximize``. PyTorch's defaults (lr=1e-3)."""
@@ -128,6 +167,8 @@ class SGD(Optimizer):
             if not params:
                 continue
             bufs = [self.state[p].get("momentum_buffer") for p in params]
+            if group["momentum"] != 0 and None in bufs:
+                _first_step_not_capturable(self)
             _functional.sgd(
                 params,
                 grads,
@@ -191,6 +232,9 @@ class Adam(Optimizer):
             if not params:
                 continue
             amsgrad = group["amsgrad"]
+            capturable = group.get("capturable", False)
+            if not capturable:
+                _not_capturable(self)
             exp_avgs, exp_avg_sqs, max_sqs, steps = [], [], [], []
             for p in params:
                 names = ("exp_avg", "exp_avg_sq") + (("max_exp_avg_sq",) if amsgrad else ())
@@ -198,7 +242,7 @@ class Adam(Optimizer):
                 exp_avgs.append(st["exp_avg"])
                 exp_avg_sqs.append(st["exp_avg_sq"])
                 max_sqs.append(st.get("max_exp_avg_sq"))
-                steps.append(_advance(st))
+                steps.append(_advance_on_device(st, p) if capturable else _advance(st))
             beta1, beta2 = group["betas"]
             _functional.adam(
                 params,
@@ -379,6 +423,8 @@ class Adagrad(Optimizer):
             params, grads = _with_grads(group)
             if not params:
                 continue
+            if group["lr_decay"] != 0:
+                _not_capturable(self)  # the decayed rate of each step is the host's
             sums, steps = [], []
             for p in params:
                 self._init_state(p, group)  # parameters added with add_param_group

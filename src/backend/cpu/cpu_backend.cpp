@@ -491,12 +491,15 @@ public:
                     T* s[3];
                     for (int k = 0; k < 3; ++k)
                         s[k] = static_cast<T*>(st.state[k][t]);
+                    optim::Hyper hs = st.hyper;
+                    if (hs.flags & optim::f_device_step)
+                        optim::at_step(hs, double(*static_cast<const float*>(st.step[t])));
                     parallel_range(st.n[t], grain / 4, [&](int64_t b, int64_t e) {
                         for (int64_t i = b; i < e; ++i) {
                             C pv = convert<C>(p[i]), sv[3];
                             for (int k = 0; k < 3; ++k)
                                 sv[k] = s[k] ? convert<C>(s[k][i]) : C(0);
-                            optim::update<C>(st.hyper, pv, convert<C>(g[i]), sv[0], sv[1], sv[2]);
+                            optim::update<C>(hs, pv, convert<C>(g[i]), sv[0], sv[1], sv[2]);
                             p[i] = convert<T>(pv);
                             for (int k = 0; k < 3; ++k)
                                 if (s[k]) s[k][i] = convert<T>(sv[k]);

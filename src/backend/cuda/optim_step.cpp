@@ -16,13 +16,14 @@ namespace {
 constexpr int pack_tensors = 48;
 constexpr int64_t chunk = 4096;  // elements per block: 16 per thread
 
-// The kernel's first argument, by value (2.5 KB of the 4 KB of kernel parameters): the tensors of
+// The kernel's first argument, by value (2.9 KB of the 4 KB of kernel parameters): the tensors of
 // one launch and where each one's chunks start in the grid.
 struct Pack {
     void* p[pack_tensors];
     void* g[pack_tensors];
     void* s[3][pack_tensors];
     long long n[pack_tensors];
+    const float* step[pack_tensors];
     int start[pack_tensors + 1];
     int count;
 };
@@ -83,6 +84,7 @@ void optimizer_step(DeviceState& d, const backend::OptimizerStep& st) {
             for (int k = 0; k < 3; ++k)
                 pk.s[k][i] = st.state[k][t];
             pk.n[i] = st.n[t];
+            pk.step[i] = st.step.empty() ? nullptr : static_cast<const float*>(st.step[t]);
             pk.start[i] = blocks;
             const int64_t chunks = (st.n[t] + chunk - 1) / chunk;
             if (chunks > int64_t(INT32_MAX) - blocks)
