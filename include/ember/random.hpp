@@ -12,6 +12,10 @@
 
 namespace ember::random {
 
+// How many draws every generator of the process has made so far (ember.compile's CUDA graphs
+// refuse a step that draws random numbers: a replay would repeat the captured draw).
+uint64_t draw_count();
+
 // A generator is a 64-bit key (from the seed) and a position in its counter space. Drawing is
 // safe from several threads: each call reserves its range of counters atomically.
 class Generator {

@@ -2,6 +2,7 @@
 // reservation; the draws themselves are the backends' random family (src/ops/random.hpp).
 #include "ember/random.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <string>
 
@@ -22,7 +23,11 @@ void require(bool ok, const char* who, const std::string& what) {
     if (!ok) throw ValueError(std::string(who) + ": " + what);
 }
 
+std::atomic<uint64_t> draws_made{0};
+
 }  // namespace
+
+uint64_t draw_count() { return draws_made.load(std::memory_order_relaxed); }
 
 uint64_t key_from_seed(uint64_t seed) {
     uint64_t z = seed + 0x9E3779B97F4A7C15ull;
@@ -62,6 +67,7 @@ Array Generator::draw(const char* who, int dist, double a, double b, int64_t low
     const uint64_t per = rng::is_packed(d) ? uint64_t(rng::per_block(int(itemsize(dtype)))) : 1;
     const uint64_t used = (uint64_t(n) + per - 1) / per;
     p.pos = pos_.fetch_add(used, std::memory_order_relaxed);
+    draws_made.fetch_add(1, std::memory_order_relaxed);
     if (n > 0) backend::of(device, who).random(p, out.data(), dtype, n, device.index);
     return out;
 }

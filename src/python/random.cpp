@@ -25,6 +25,8 @@ nb::object run(nb::handle shape, nb::handle dtype, DType def, nb::handle device,
 void bind_random(nb::module_& parent) {
     nb::module_ m = parent.def_submodule("_random", "ember's Philox4x32-10 generator");
     m.def("key_from_seed", &random::key_from_seed, "seed"_a);
+    m.def("draw_count", &random::draw_count,
+          "How many draws all generators of the process have made (ember.compile's graphs).");
     nb::class_<Generator>(m, "Generator")
         .def(nb::init<uint64_t>(), "seed"_a)
         .def(nb::init<uint64_t, uint64_t>(), "key"_a, "position"_a)

@@ -8,7 +8,7 @@ import functools
 import types
 
 from .. import _core
-from . import _flush, _graph, _lazy, _leaf, _patch
+from . import _cudagraph, _flush, _graph, _lazy, _leaf, _patch
 from ._lazy import Lazy
 
 _MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
@@ -26,6 +26,9 @@ def _new_stats():
         "cache_hits": 0,  # flush graphs found planned
         "fused_backwards": 0,  # backwards of fused steps run as fused kernels
         "eager_backwards": 0,  # backwards of fused steps recomputed eagerly (reasons: events)
+        "cudagraph_captures": 0,  # mode="reduce-overhead": CUDA graphs captured
+        "cudagraph_replays": 0,  # calls that were one graph replay
+        "cudagraph_skips": 0,  # guard keys refused (reasons: events, kind "cudagraph")
     }
 
 
@@ -44,6 +47,7 @@ class Compiled:
         #: "eager" (a step that ran eagerly) and "break" (values needed before the return)
         self.events = collections.deque(maxlen=512)
         self._structs = {}  # graph structure -> its last (dtypes, ndims, device, shapes)
+        self._graphs = _cudagraph.Graphs(self) if mode == "reduce-overhead" else None
         functools.update_wrapper(self, fn)
 
     def __repr__(self):
@@ -73,8 +77,14 @@ class Compiled:
                 return self._fn(*args, **kwargs)
             finally:
                 _patch.leave(self._targets)
-        s = _graph.Session(self)
         self.stats["calls"] += 1
+        if self._graphs is not None:
+            return self._graphs.call(self._call, args, kwargs)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
+        """A call in the default mode: the function runs with deferred, fused ops."""
+        s = _graph.Session(self)
         _patch.enter(self._targets)
         _graph.set_current(s)
         ok = False
@@ -275,10 +285,12 @@ def compile(
     with max, min, abs, clip, prod, complex dtypes, or a ``create_graph`` backward recompute
     the step eagerly under autograd). ``fullgraph=True`` raises instead of
     computing values before the return. ``.stats`` and ``.events`` tell what was fused, what
-    ran eagerly and why, and every (re)compile with its reason. ``mode`` is accepted with
-    torch.compile's values; CUDA graph replay ("reduce-overhead") is not done (the calls run
-    as in the default mode). ``backend="eager"`` or ``disable=True`` return the function
-    itself.
+    ran eagerly and why, and every (re)compile with its reason. ``mode`` takes torch.compile's
+    values; ``"reduce-overhead"`` replays calls as CUDA graphs (one launch a call, after one
+    warm-up call and one capture per guard key; see ember/_compile/_cudagraph.py: the function
+    must issue the same GPU work each call, optimizers need ``capturable=True`` where PyTorch's
+    do, and what cannot be replayed runs in the default mode with its reason in ``.events``).
+    ``backend="eager"`` or ``disable=True`` return the function itself.
     """
     if mode not in _MODES:
         raise ValueError(

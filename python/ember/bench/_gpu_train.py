@@ -18,12 +18,12 @@ STEP_RATIO = 0.5
 MiB = 2**20
 
 
-def _ember_step(ember, x_host, y_host, device="cuda"):
+def _ember_step(ember, x_host, y_host, device="cuda", capturable=False):
     nn = ember.nn
     model = nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10), nn.Softmax(dim=1)).to(
         device
     )
-    opt = ember.optim.Adam(model.parameters())
+    opt = ember.optim.Adam(model.parameters(), capturable=capturable)
     crit = nn.CrossEntropyLoss()
     x = ember.asarray(x_host, device=device)
     y = ember.asarray(y_host, device=device)

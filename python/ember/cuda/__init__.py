@@ -282,6 +282,15 @@ def is_current_stream_capturing():
     return getattr(_capture, "depth", 0) > 0
 
 
+def _capture_guard(check):
+    """While this thread captures for ember.compile: `check()` returns host values the captured
+    work baked in (an optimizer's hyperparameters); the compiled function compares them before
+    each replay and captures again when they changed."""
+    guards = getattr(_capture, "guards", None)
+    if guards is not None:
+        guards.append(check)
+
+
 class CUDAGraph:
     """A CUDA graph: the ops of a block are captured once and replayed with one launch.
 
@@ -303,8 +312,10 @@ class CUDAGraph:
 
     A whole training step (forward, ``backward()``, ``optimizer.step()``) can be captured and
     each replay is one step, with an optimizer whose update uses no host-side state that changes
-    between steps (plain SGD): Adam's bias correction from its step count and SGD momentum's
-    first-step initialisation are fixed at the values of the capture.
+    between steps: plain SGD, SGD with momentum after a first (warm-up) step, and Adam/AdamW with
+    ``capturable=True`` (step counts on the device). Other steps raise RuntimeError inside a
+    capture, as PyTorch's do. ``ember.compile(fn, mode="reduce-overhead")`` does all of this
+    for a function: warm-up, capture, input copies and replay.
     """
 
     __slots__ = ("_g",)

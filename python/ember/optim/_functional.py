@@ -109,9 +109,7 @@ def adam(
     `state_steps` are the step counts t after this step: numbers, or (capturable) 0-d float32
     arrays on the parameters' devices that the update reads where it runs."""
     on_device = bool(state_steps) and isinstance(state_steps[0], _core.ndarray)
-    groups = _partition(
-        params, lambda i: (params[i].device, None if on_device else state_steps[i])
-    )
+    groups = _partition(params, lambda i: (params[i].device, None if on_device else state_steps[i]))
     for key, idx in groups.items():
         args = (
             _pick(params, idx),

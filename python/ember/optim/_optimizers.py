@@ -8,6 +8,7 @@ import functools
 import numbers
 
 from .. import _core
+from .. import cuda as _cuda
 from ..nn._grad_mode import enable_grad, no_grad
 from . import _functional
 from ._optimizer import Optimizer
@@ -42,6 +43,10 @@ def _check_betas(betas, who):
             raise ValueError(f"Invalid beta parameter at index {i}: {b}")
 
 
+def _hyperparameters(opt):
+    return [[(k, v) for k, v in g.items() if k != "params"] for g in opt.param_groups]
+
+
 def _step_fn(step):
     """Wraps step(): no_grad around the update, enable_grad around the closure."""
 
@@ -53,6 +58,8 @@ def _step_fn(step):
                 loss = closure()
         with no_grad():
             step(self)
+        if _cuda.is_current_stream_capturing():  # replays are valid while these stay the same
+            _cuda._capture_guard(functools.partial(_hyperparameters, self))
         return loss
 
     return wrapper
@@ -101,9 +108,7 @@ def _advance_on_device(state, p):
 def _first_step_not_capturable(opt):
     """A first momentum step initialises the buffers (a different update from the later steps):
     capturing it in a CUDA graph would replay the initialisation at every step."""
-    from .. import cuda
-
-    if cuda.is_current_stream_capturing():
+    if _cuda.is_current_stream_capturing():
         raise RuntimeError(
             f"ember.optim.{type(opt).__name__}.step: the first step with momentum creates the "
             "momentum buffers and cannot be captured in a CUDA graph; run one step before the "
@@ -114,12 +119,17 @@ def _first_step_not_capturable(opt):
 def _not_capturable(opt):
     """PyTorch's error for a step captured in a CUDA graph without capturable=True (its bias
     corrections would be fixed at the values of the capture)."""
-    from .. import cuda
-
-    if cuda.is_current_stream_capturing():
+    if _cuda.is_current_stream_capturing():
+        name = type(opt).__name__
+        if any(g.get("capturable") for g in opt.param_groups) and name not in ("Adam", "AdamW"):
+            raise RuntimeError(
+                f"ember.optim.{name}.step cannot be captured in a CUDA graph: its update uses "
+                "host-side state of each step (capturable=True is supported by Adam and AdamW)"
+            )
         raise RuntimeError(
-            f"Attempting CUDA graph capture of step() for an instance of {type(opt).__name__} "
-            "but param_groups' capturable is False: construct it with capturable=True"
+            f"Attempting CUDA graph capture of step() for an instance of {name} but "
+            "param_groups' capturable is False: construct it with capturable=True"
+            + ("" if name in ("Adam", "AdamW") else " (Adam and AdamW support it)")
         )
 
 
@@ -167,7 +177,7 @@ class SGD(Optimizer):
             if not params:
                 continue
             bufs = [self.state[p].get("momentum_buffer") for p in params]
-            if group["momentum"] != 0 and None in bufs:
+            if group["momentum"] != 0 and any(b is None for b in bufs):
                 _first_step_not_capturable(self)
             _functional.sgd(
                 params,

@@ -11,6 +11,7 @@ from ._optimizers import (
     _advance,
     _check_betas,
     _check_lr,
+    _not_capturable,
     _number,
     _step_fn,
     _with_grads,
@@ -46,10 +47,11 @@ class NAdam(Optimizer):
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                                       momentum_decay=momentum_decay,
                                       decoupled_weight_decay=decoupled_weight_decay,
-                                      maximize=maximize))  # fmt: skip
+                                      maximize=maximize, capturable=capturable))  # fmt: skip
 
     @_step_fn
     def step(self):
+        _not_capturable(self)  # the bias corrections and momentum schedule are the host's
         for group in self.param_groups:
             params, grads = _with_grads(group)
             b1, b2 = group["betas"]
@@ -87,10 +89,11 @@ class RAdam(Optimizer):
         _number(weight_decay, "weight_decay", who=who)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                                       decoupled_weight_decay=decoupled_weight_decay,
-                                      maximize=maximize))  # fmt: skip
+                                      maximize=maximize, capturable=capturable))  # fmt: skip
 
     @_step_fn
     def step(self):
+        _not_capturable(self)  # the rectification of each step is the host's
         for group in self.param_groups:
             params, grads = _with_grads(group)
             b1, b2 = group["betas"]
@@ -171,6 +174,7 @@ class LBFGS(Optimizer):
         must zero the gradients, compute the loss, call backward and return the loss)."""
         if closure is None:
             raise RuntimeError("ember.optim.LBFGS.step: needs a closure that returns the loss")
+        _not_capturable(self)  # its line search reads the loss on the host
         from ..nn._grad_mode import no_grad
 
         group = self.param_groups[0]
