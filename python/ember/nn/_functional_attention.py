@@ -8,6 +8,8 @@ import math
 from .. import _core
 from .._matrices import triu
 from ..amp import LOW, cast_policy
+from ..backends.cuda import _SDP
+from . import _flash
 from ._functional_activation import softmax
 from ._functional_layers import dropout
 
@@ -36,6 +38,8 @@ def scaled_dot_product_attention(
             raise TypeError(f"{who}: {name} must be an array, got {type(a).__name__}")
     L, S = query.shape[-2], key.shape[-2]  # noqa: N806
     s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if _SDP["flash"] and _flash.supported(query, key, value, attn_mask, dropout_p, enable_gqa):
+        return _flash.attention(query, key, value, bool(is_causal), float(s))
     scores = (query @ key.swapaxes(-1, -2)) * s
     if is_causal:
         if attn_mask is not None:
