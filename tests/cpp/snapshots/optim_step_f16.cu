@@ -8,6 +8,7 @@ struct Pack {
     void* g[48];
     void* s[3][48];
     long long n[48];
+    const float* step[48];  // the step counts (f_device_step), else null
     int start[48 + 1];
     int count;
 };
@@ -30,12 +31,14 @@ extern "C" __global__ void ember_optim_step_f16(const Pack pk, const ember::opti
     T* s2 = static_cast<T*>(pk.s[2][lo]);
     const long long begin = (long long)(b - pk.start[lo]) * 4096;
     const long long end = begin + 4096 < pk.n[lo] ? begin + 4096 : pk.n[lo];
+    ember::optim::Hyper hs = h;
+    if (h.flags & ember::optim::f_device_step) ember::optim::at_step(hs, double(*pk.step[lo]));
     for (long long i = begin + threadIdx.x; i < end; i += blockDim.x) {
         C pv = convert<C>(p[i]);
         C a = s0 ? convert<C>(s0[i]) : C(0);
         C c = s1 ? convert<C>(s1[i]) : C(0);
         C e = s2 ? convert<C>(s2[i]) : C(0);
-        ember::optim::update<C>(h, pv, convert<C>(g[i]), a, c, e);
+        ember::optim::update<C>(hs, pv, convert<C>(g[i]), a, c, e);
         p[i] = convert<T>(pv);
         if (s0) s0[i] = convert<T>(a);
         if (s1) s1[i] = convert<T>(c);
