@@ -205,3 +205,23 @@ def test_transformer_layers(device):
     assert all(p.grad is not None for p in dec.parameters())
     t = nn.Transformer(8, 2, 1, 1, 16, 0.0, dtype=ember.float64, device=device)
     assert t(x, x[:2]).shape == (2, 2, 8)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "bfloat16"])
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_without_weights_equals_the_weighted_path(device, dtype, causal):
+    """need_weights=False takes PyTorch's fast path (F.scaled_dot_product_attention: the fused
+    kernel on the GPU for bf16/fp16 and 64-wide heads); the output is the weighted path's."""
+    if dtype == "bfloat16" and device == "cpu":
+        dtype = "float32"
+    ember.manual_seed(3)
+    mha = nn.MultiheadAttention(128, 2, batch_first=True, device=device, dtype=dtype)
+    x = em(np.random.default_rng(4).standard_normal((3, 70, 128)), device).astype(dtype)
+    mask = nn.Transformer.generate_square_subsequent_mask(70, device=device, dtype=dtype)
+    fast = mha(x, x, x, need_weights=False, is_causal=causal)[0]
+    slow = mha(x, x, x, need_weights=True, attn_mask=mask if causal else None)[0]
+    tol = 3e-2 if dtype == "bfloat16" else (1e-5 if dtype == "float32" else 1e-10)
+    np.testing.assert_allclose(
+        ember.asnumpy(fast.astype("float64")), ember.asnumpy(slow.astype("float64")),
+        rtol=tol, atol=tol,
+    )  # fmt: skip

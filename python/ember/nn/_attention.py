@@ -12,7 +12,7 @@ from .. import _core
 from .._matrices import triu
 from ._container import ModuleList
 from ._functional_activation import gelu, relu, softmax
-from ._functional_attention import _additive, scaled_dot_product_attention  # noqa: F401
+from ._functional_attention import _additive, scaled_dot_product_attention
 from ._functional_layers import dropout, linear
 from ._layers import Dropout, LayerNorm, Linear
 from ._module import Module
@@ -126,6 +126,17 @@ class MultiheadAttention(Module):
         q = q.reshape((L, N, H, Dh)).transpose((1, 2, 0, 3))
         k = k.reshape((S, N, H, Dh)).transpose((1, 2, 0, 3))
         v = v.reshape((S, N, H, Dh)).transpose((1, 2, 0, 3))
+        if not need_weights and attn_mask is None and key_padding_mask is None:
+            # PyTorch's fast path: the fused attention kernel where it applies
+            out = scaled_dot_product_attention(
+                q, k, v, dropout_p=self.dropout if self.training else 0.0, is_causal=is_causal
+            )
+            out = self.out_proj(out.transpose((2, 0, 1, 3)).reshape((L, N, E)))
+            if unbatched:
+                out = out[:, 0]
+            elif self.batch_first:
+                out = out.swapaxes(0, 1)
+            return out, None
         scores = (q @ k.swapaxes(-1, -2)) * (1.0 / math.sqrt(Dh))
         if is_causal and attn_mask is None:
             attn_mask = triu(_core.ones((L, S), dtype=_core.bool, device=q.device), k=1)
