@@ -744,7 +744,7 @@ def _nonzero(x: ndarray) -> Any:
     """Indices of the nonzero elements: one int64 array per dimension."""
 def _not_implemented(name: str, inputs, outputs) -> Any:
     ...
-def _optimizer_step(kind: str, params, grads, s1, s2, s3, lr: float, weight_decay: float = ..., momentum: float = ..., dampening: float = ..., beta1: float = ..., beta2: float = ..., eps: float = ..., bias1: float = ..., bias2_sqrt: float = ..., maximize: bool = ..., nesterov: bool = ..., first: bool = ..., amsgrad: bool = ..., decoupled: bool = ..., centered: bool = ...) -> Any:
+def _optimizer_step(kind: str, params, grads, s1, s2, s3, lr: float, weight_decay: float = ..., momentum: float = ..., dampening: float = ..., beta1: float = ..., beta2: float = ..., eps: float = ..., bias1: float = ..., bias2_sqrt: float = ..., maximize: bool = ..., nesterov: bool = ..., first: bool = ..., amsgrad: bool = ..., decoupled: bool = ..., centered: bool = ..., steps = ...) -> Any:
     """One fused optimizer step over lists of parameters, gradients and states (in place)."""
 _random: ModuleType
 def _record_function(name: str, backward, ctx, inputs, outputs, materialize: bool) -> Any:
