@@ -12,6 +12,8 @@ from .._array import asarray
 from .._joining import concatenate, stack
 from ._functional_activation import sigmoid, tanh
 from ._functional_layers import dropout
+from ._lstm_fused import lstm_cell
+from ._lstm_fused import steps as _steps
 from ._module import Module
 from ._parameter import Parameter
 
@@ -33,10 +35,7 @@ def _cell_step(mode, gx, h, c, w_hh, b_hh, w_hr=None):
     if b_hh is not None:
         gh = gh + b_hh
     if mode == "LSTM":
-        i, f, g, o = _chunks(gx + gh, 4)
-        i, f, o = sigmoid(i), sigmoid(f), sigmoid(o)
-        c = f * c + i * tanh(g)
-        h = o * tanh(c)
+        h, c = lstm_cell(gx, gh, c)  # one fused kernel (and one autograd node)
         return (h if w_hr is None else h @ w_hr.T), c
     if mode == "GRU":
         xr, xz, xn = _chunks(gx, 3)
@@ -205,12 +204,16 @@ class _RNNBase(Module):
                 gx = x @ w_ih.T  # the whole sequence at once: (L, N, gate)
                 if b_ih is not None:
                     gx = gx + b_ih
+                if lstm and b_hh is not None:  # both biases added once, not at every step
+                    gx = gx + b_hh
+                    b_hh = None
+                gxs = _steps(gx)
                 h = h0[layer * D + d]
                 c = c0[layer * D + d] if lstm else None
                 steps = range(L - 1, -1, -1) if d else range(L)
                 seq = [None] * L
                 for t in steps:
-                    h_t, c_t = _cell_step(self.mode, gx[t], h, c, w_hh, b_hh, w_hr)
+                    h_t, c_t = _cell_step(self.mode, gxs[t], h, c, w_hh, b_hh, w_hr)
                     if mask is not None:  # packed input: states stay put outside a sequence
                         h_t = _core.where(mask[t], h_t, h)
                         c_t = _core.where(mask[t], c_t, c) if lstm else None
