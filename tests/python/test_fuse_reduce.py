@@ -120,6 +120,25 @@ def test_reduction_of_non_contiguous_and_broadcast(device):
     _check(g(x, y), (x * y).sum(), False)
 
 
+@pytest.mark.parametrize(
+    "shape,axis",
+    [((6, 7, 9, 64), (0, 1, 2)), ((3000, 40), 0), ((200000, 9), 0), ((5, 3, 50), (0, 1))],
+)
+@pytest.mark.parametrize("name", ["sum", "max", "mean"])
+def test_reductions_keeping_the_innermost_dimension(shape, axis, name, device):
+    """Outputs adjacent in memory (a channels_last batch norm's statistics, sum(axis=0)): the
+    GPU's column kernel (coalesced, partials folded in a fixed order), small and split slices."""
+    a, b = (_data("float32", shape, seed).to(device) for seed in (1, 2))
+    f = ember.fuse()(lambda x, y: _fused(name)(x, y, axis, False))
+    _check(f(a, b), _fused(name)(a, b, axis, False), name == "max")
+    h = ember.fuse()(lambda x, m: ((x.astype("float32") - m) ** 2).sum(axis=axis))
+    x, m = a.astype("float16"), b.mean(axis=axis)
+    xn, mn = ember.asnumpy(x).astype(np.float64), ember.asnumpy(m).astype(np.float64)
+    want = ((xn - mn) ** 2).sum(axis=axis)  # float32 sums of 200,000 terms: 1e-4
+    np.testing.assert_allclose(ember.asnumpy(h(x, m)), want, rtol=1e-4)
+    np.testing.assert_array_equal(ember.asnumpy(h(x, m)), ember.asnumpy(h(x, m)))  # the same twice
+
+
 def test_reduction_of_an_argument_and_of_scalars(device):
     x = _data("float32", (7, 3)).to(device)
     _check(ember.fuse(lambda a: a.sum(axis=0))(x), x.sum(axis=0), False)

@@ -657,4 +657,37 @@ def cuda_reduce_source(plan, name, nk, nr):
     s += "        acc = fz_combine(acc, part[ob * G + j]);\n"
     s += fold
     s += f"    if (tid == 0) out[ob] = {fin};\n    __syncthreads();\n  }}\n}}\n"
+    # Column mode, for outputs adjacent in memory (the kept dimensions innermost, as a
+    # channels_last batch norm's statistics over N, H, W): the 32 lanes of a warp take 32
+    # neighbouring outputs (coalesced loads) and the 8 warps of a block, then G blocks, split
+    # each output's slice; the 8 warp partials fold in a fixed order, then the G partials
+    # (`name`_fin).
+    fin_col = _post_call(plan, "fz_finish(a, cnt)")
+    s += f'extern "C" __global__ void {name}_col({", ".join(sig)}) {{\n'
+    s += "  __shared__ alignas(16) unsigned char cbuf[8 * 33 * sizeof(fz_acc)];\n"
+    s += "  fz_acc (*sc)[33] = reinterpret_cast<fz_acc (*)[33]>(cbuf);\n"
+    s += "  const unsigned tx = threadIdx.x & 31, ty = threadIdx.x >> 5;\n"
+    s += "  const long long ncb = (nout + 31) / 32;\n"
+    s += "  for (long long b = blockIdx.x; b < ncb * G; b += gridDim.x) {\n"
+    s += "    const long long ob = (b / G) * 32 + tx, p = b % G;\n"
+    s += "    fz_acc acc = fz_identity();\n"
+    s += "    if (ob < nout) {\n"
+    s += f"      long long kb[{max(na, 1)}] = {{}}, r = ob;\n"
+    s += f"      for (int d = {nk - 1}; d >= 0; --d) {{\n"
+    s += "          const long long c = r % g.kshape[d];\n          r /= g.kshape[d];\n"
+    s += f"          for (int k = 0; k < {na}; ++k) kb[k] += c * g.kst[k][d];\n      }}\n"
+    s += "      for (long long j = p * 8 + ty; j < nred; j += G * 8) {\n"
+    s += f"        long long q = j, o[{max(na, 1)}];\n"
+    s += f"        for (int k = 0; k < {na}; ++k) o[k] = kb[k];\n"
+    s += f"        for (int d = {nr - 1}; d >= 0; --d) {{\n"
+    s += "            const long long c = q % g.rshape[d];\n            q /= g.rshape[d];\n"
+    s += f"            for (int k = 0; k < {na}; ++k) o[k] += c * g.rst[k][d];\n        }}\n"
+    s += f"        {m} y0;\n"
+    s += "        " + _body_call(plan, lambda k: f"o[{k}]", ["y0"]) + "\n"
+    s += "        acc = fz_combine(acc, FZ_CVT<fz_acc>(y0));\n      }\n    }\n"
+    s += "    sc[ty][tx] = acc;\n    __syncthreads();\n"
+    s += "    if (ty == 0 && ob < nout) {\n      fz_acc a = sc[0][tx];\n"
+    s += "      for (int w = 1; w < 8; ++w) a = fz_combine(a, sc[w][tx]);\n"
+    s += f"      if (G == 1) out[ob] = {fin_col};\n      else part[ob * G + p] = a;\n    }}\n"
+    s += "    __syncthreads();\n  }\n}\n"
     return s

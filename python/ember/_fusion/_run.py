@@ -362,13 +362,20 @@ def cuda_reduce(plan, name, arrays, out, shape, axes, scalars, dev):
         src = _codegen.cuda_reduce_source(plan, name, len(ks), len(rs))
         plan.cuda_sources[(name, len(ks), len(rs))] = src
     sms = max(1, _reduction_grid(1 << 30, dev.index) // 32)
-    per = _codegen.RBLOCK * 4
-    G = 1 if nout >= 2 * sms else max(1, min(-(-4 * sms // nout), -(-nred // per)))
+    # outputs adjacent in memory and slices that are not: the column kernel (coalesced)
+    column = bool(arrays) and nout >= 8 and kst[0][-1] == 1 and rst[0][-1] != 1
+    if column:
+        ncb = -(-nout // 32)
+        G = max(1, min(-(-4 * sms // ncb), -(-nred // 128)))
+        grid = _reduction_grid(ncb * G, dev.index)
+    else:
+        per = _codegen.RBLOCK * 4
+        G = 1 if nout >= 2 * sms else max(1, min(-(-4 * sms // nout), -(-nred // per)))
+        grid = _reduction_grid(nout * G, dev.index)
     acc = plan.reduce.acc
     geom = _void(ks + [x for s in kst for x in s] + rs + [x for s in rst for x in s])
     tail = [geom, np.int64(nout), np.int64(nred), np.int64(G), np.float64(nred)]
-    grid = _reduction_grid(nout * G, dev.index)
-    fn = _generated_function(src, name, OPTIONS, dev.index)
+    fn = _generated_function(src, name + ("_col" if column else ""), OPTIONS, dev.index)
     fin = _generated_function(src, name + "_fin", OPTIONS, dev.index) if G > 1 else None
     fin_grid = _reduction_grid(nout, dev.index)
     fin_tail = [np.int64(nout), np.int64(G), np.float64(nred)]
