@@ -146,7 +146,7 @@ class Fusion:
         key = _signature(args)
         if key is None or not any(k[0] == "a" for k in key):
             return self.func(*args)
-        if any(getattr(a, "requires_grad", False) for a in args):
+        if _core._is_grad_enabled() and any(getattr(a, "requires_grad", False) for a in args):
             return self.func(*args)  # autograd records the eager ops
         # the fast path: a call like an earlier one (same signature, shapes, strides, devices)
         # relaunches that call's kernel with its geometry
@@ -185,7 +185,7 @@ class Fusion:
                 out = _core.empty(out_shape, dtype=dtypes[0], device=dev)
                 again(arrays, out, scalars)
                 return out
-            outs = [_core.empty(out_shape, dtype=d, device=dev) for d in dtypes]
+            outs = [_outputs(arrays, out_shape, d, dev) for d in dtypes]
             again(arrays, outs, scalars)
             return tuple(outs) if tuple_out else outs[0]
 
@@ -224,7 +224,7 @@ class Fusion:
             if again is not None and fk is not None and not plan.pow_checks:
                 self._remember(fk, t, again, tuple(out.shape), [out.dtype], dev)
             return out
-        outs = [_core.empty(shape, dtype=o.dtype, device=dev) for o in plan.outputs]
+        outs = [_outputs(arrays, shape, o.dtype, dev) for o in plan.outputs]
         if 0 not in shape:
             if cpu:
                 again = _run.host_map(plan, arrays, outs, shape, scalars)
@@ -277,6 +277,17 @@ class Fusion:
 
     def _host_source(self, *args):
         return _codegen.host_source(self._plan(*args))
+
+
+def _outputs(arrays, shape, dtype, dev):
+    """An elementwise result: in the first array's memory order when it has the result's shape
+    (as eager ember's elementwise ops: a channels_last input gives a channels_last output)."""
+    a = arrays[0] if arrays else None
+    if a is not None and len(shape) > 1 and tuple(a.shape) == tuple(shape):
+        from .._creation import empty_like
+
+        return empty_like(a, dtype=dtype)
+    return _core.empty(shape, dtype=dtype, device=dev)
 
 
 def fuse(*args, **kwargs):

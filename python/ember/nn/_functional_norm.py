@@ -14,6 +14,7 @@ from ._functional_checks import (
     _real,
     _shape_tuple,
 )
+from ._batchnorm_fused import batch_norm_train
 from ._grad_mode import detach, no_grad
 
 
@@ -86,6 +87,9 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return y
 
 
+_FUSED_BN = (_core.float16, _core.bfloat16, _core.float32)
+
+
 def batch_norm(
     input,
     running_mean,
@@ -121,6 +125,20 @@ def batch_norm(
     eps = _real(eps, who, "eps")
     shape = (1, c) + (1,) * (input.ndim - 2)
     axes = (0,) + tuple(range(2, input.ndim))
+    if training and input.dtype in _FUSED_BN and input.size // max(c, 1) > 1:
+        # the fused kernels: statistics, normalization and backward in a few passes
+        y, mean, var = batch_norm_train(input, weight, bias, eps, axes, shape)
+        if running_mean is not None or running_var is not None:
+            momentum = _real(momentum, who, "momentum")
+            n = input.size // c
+            with no_grad():
+                if running_mean is not None:
+                    running_mean *= 1.0 - momentum
+                    running_mean += mean.astype(running_mean.dtype) * momentum
+                if running_var is not None:
+                    running_var *= 1.0 - momentum
+                    running_var += var.astype(running_var.dtype) * (momentum * n / (n - 1))
+        return y
     half = _half(input)
     x = input.astype(_core.float32) if half else input
     if training:
