@@ -5,6 +5,7 @@ from __future__ import annotations
 from .. import _core
 from .._dtypes import finfo
 from ..amp import FLOAT32, cast_policy
+from ._batchnorm_fused import batch_norm_train
 from ._functional_checks import (
     _F,
     _array,
@@ -14,7 +15,6 @@ from ._functional_checks import (
     _real,
     _shape_tuple,
 )
-from ._batchnorm_fused import batch_norm_train
 from ._grad_mode import detach, no_grad
 
 
