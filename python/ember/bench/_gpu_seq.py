@@ -1,8 +1,8 @@
 """GPU benchmark cases of PyTorch-style models and loading (issue targets, beside PyTorch in the
 same run): a 2-layer LSTM training step (hidden 512, seq 128, batch 64) and a 6-layer Transformer
-encoder training step (d 512, 8 heads, seq 512, batch 32, bf16 autocast) at >= 1.0x PyTorch's throughput; a
-DataLoader with 4 workers over 10^5 rows of 784 floats with a Python transform at >= 0.9x
-PyTorch's items/s."""
+encoder training step (d 512, 8 heads, seq 512, batch 32, bf16 autocast) at >= 1.0x PyTorch's
+throughput; a DataLoader with 4 workers over 10^5 rows of 784 floats with a Python transform at
+>= 0.9x PyTorch's items/s."""
 
 from __future__ import annotations
 
