@@ -354,7 +354,7 @@ def _nvrtc_reason():
 @pytest.mark.skipif(_nvrtc_reason() is not None, reason=f"no NVRTC: {_nvrtc_reason()}")
 def test_cuda_sources_of_compiled_plans_compile_for_sm90():
     from ember._compile import _flush
-    from ember._fusion import _codegen
+    from ember._fusion import _codegen, _run
 
     @ember.compile
     def fn(a, b, s):
@@ -371,7 +371,7 @@ def test_cuda_sources_of_compiled_plans_compile_for_sm90():
             src = _codegen.cuda_reduce_source(st.plan, name, 1, 1)
         else:
             src = _codegen.cuda_source(st.plan, name, 2)
-        ember._core._kernels.compile(src, name, ["-std=c++17"], [], 90)
+        ember._core._kernels.compile(src, name, list(_run.OPTIONS), [], 90)
 
 
 def test_ember_arrays_on_the_left_of_operators_defer_and_keep_gradients(device):
@@ -387,7 +387,8 @@ def test_ember_arrays_on_the_left_of_operators_defer_and_keep_gradients(device):
     x = _arr((4,), 32, device)
     got, want = cf(x), fn(x)
     for g, e in zip(got, want, strict=True):
-        np.testing.assert_array_equal(_np(g), _np(e))
+        # the GPU's fused sum folds its 4 terms in another tree than eager's reduction kernel
+        np.testing.assert_allclose(_np(g), _np(e), rtol=0 if device == "cpu" else 1e-15)
     assert cf.stats["graph_breaks"] == 0 and cf.stats["eager_kernels"] == 0
     got[0].backward()
     np.testing.assert_allclose(_np(w.grad), _np(want[0].detach() / w.detach()), rtol=1e-12)

@@ -317,12 +317,14 @@ def test_the_interpreter_runs_kernels_without_a_compiler(monkeypatch):
     from test_cuda_jit import array_sum, fast_matmul, increment_by_one, use_device, warp_sum
 
     monkeypatch.setenv("EMBER_JIT_CPU", "interpret")
+    monkeypatch.setenv("EMBER_JIT_TARGET", "cpu")  # NumPy arguments stay on the host here too
     a = np.arange(100.0)
     increment_by_one.forall(100)(a)
     np.testing.assert_array_equal(a, np.arange(100.0) + 1)
     x, y = np.random.default_rng(7).random((2, 32, 32)).astype(np.float32)
     c = np.zeros((32, 32), np.float32)
-    fast_matmul[(2, 2), (16, 16)](ember.asarray(x), ember.asarray(y), ember.asarray(c))
+    on_cpu = [ember.asarray(v, device="cpu") for v in (x, y, c)]  # share x, y, c's memory
+    fast_matmul[(2, 2), (16, 16)](*on_cpu)
     np.testing.assert_allclose(c, x @ y, rtol=1e-5)
     d = np.random.default_rng(8).random(600)
     part = np.zeros(3)

@@ -66,8 +66,9 @@ def no_host_round_trip(monkeypatch):
 
 def test_the_guard_catches_a_round_trip():
     a = RNG.standard_normal((6, 6))
-    d = da.from_array(ember.asarray(a), chunks=3)
-    through_numpy = d.map_blocks(lambda b: ember.asarray(np.asarray(b) + 0))
+    # CPU chunks: a GPU chunk's np.asarray already raises (ember never copies to the host quietly)
+    d = da.from_array(ember.asarray(a, device="cpu"), chunks=3)
+    through_numpy = d.map_blocks(lambda b: ember.asarray(np.asarray(b) + 0, device="cpu"))
     with _guard(), pytest.raises(AssertionError, match="converted to ember"):
         through_numpy.compute()
 
@@ -519,7 +520,7 @@ def test_ember_defers_to_other_ufunc_containers():
     still converted as ember.asarray converts it."""
     pd = pytest.importorskip("pandas")
     s = pd.Series([1.0, 2.0, 3.0])
-    x = ember.asarray([1.0, 2.0, 4.0])
+    x = ember.asarray([1.0, 2.0, 4.0], device="cpu")  # pandas computes on the host
     r = x + s
     assert isinstance(r, pd.Series)
     np.testing.assert_array_equal(r.to_numpy(), [2.0, 4.0, 7.0])

@@ -179,7 +179,9 @@ def test_ember_local_cluster_one_worker_per_gpu():
     """GPU ids given explicitly: one single-threaded worker process per id, each with
     CUDA_VISIBLE_DEVICES starting at its own GPU (dask-cuda's rotation). No GPU is touched:
     the workers only report their environment."""
+    # GPUs 3 and 5 need not exist: Distributed's NVML monitor (which would open them) is off.
     with (
+        dask.config.set({"distributed.diagnostics.nvml": False}),
         ember.dask.LocalCluster(devices=["3", "5"], **CLUSTER) as cluster,
         distributed.Client(cluster) as client,
     ):

@@ -416,7 +416,7 @@ def test_distributed_process_workers():
     pr, er = _pair(right, 2, "cpu")
     with (
         ember.dask.LocalCluster(
-            n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=40
+            n_workers=2, devices=[], threads_per_worker=1, dashboard_address=":0", silence_logs=40
         ) as cluster,
         distributed.Client(cluster),
     ):

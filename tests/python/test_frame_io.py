@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ember
 import ember.frame as fd
 import numpy as np
 import pandas as pd
@@ -37,7 +38,7 @@ def test_csv_roundtrip(device, tmp_path):
     path = tmp_path / "t.csv"
     pdf.to_csv(path, index=False)
     df = fd.read_csv(path, device=device, parse_dates=["when"])
-    assert df.device == device
+    assert df.device == str(ember.Device(device))
     exp = pd.read_csv(path, parse_dates=["when"])
     same(df[["id", "x", "name", "flag"]], exp[["id", "x", "name", "flag"]])
     got_when = df["when"].to_pandas()

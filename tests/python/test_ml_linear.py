@@ -192,10 +192,16 @@ def test_sgd_classifier_quality(device, loss):
 def test_sgd_multiclass_and_regressor(device):
     X, y = make_classification(300, 6, n_informative=4, n_classes=3, random_state=0)
     X = (X - X.mean(0)) / X.std(0)
-    a = eml.SGDClassifier(loss="log_loss", random_state=0).fit(X, y)
-    b = skl.SGDClassifier(loss="log_loss", random_state=0).fit(X, y)
-    assert a.coef_.shape == (3, 6)
-    assert a.score(X, y) >= b.score(X, y) - 0.08
+    # One seed's SGD accuracy swings by +-0.06 here (scikit-learn's own: 0.64 to 0.76 over seeds),
+    # and ember's shuffles depend on the device's generator: compare means over five seeds.
+    ours, theirs = [], []
+    for seed in range(5):
+        a = eml.SGDClassifier(loss="log_loss", random_state=seed).fit(_e(X, device), _e(y, device))
+        b = skl.SGDClassifier(loss="log_loss", random_state=seed).fit(X, y)
+        assert a.coef_.shape == (3, 6)
+        ours.append(a.score(_e(X, device), _e(y, device)))
+        theirs.append(b.score(X, y))
+    assert np.mean(ours) >= np.mean(theirs) - 0.05, (ours, theirs)
     Xr, yr, _ = _data(7, n=300)
     for pen in ["l2", "l1", "elasticnet"]:
         a = eml.SGDRegressor(penalty=pen, random_state=0).fit(_e(Xr, device), _e(yr, device))

@@ -35,7 +35,7 @@ def _inputs(shape_q, shape_k, dtype, seed=0):
 def test_the_fused_kernel_applies_only_where_it_can():
     from ember.nn import _flash
 
-    cpu = ember.ones((2, 4, 64), dtype="bfloat16")
+    cpu = ember.ones((2, 4, 64), dtype="bfloat16", device="cpu")
     assert not _flash.supported(cpu, cpu, cpu, None, 0.0, False)
     assert ember.backends.cuda.flash_sdp_enabled()
     ember.backends.cuda.enable_flash_sdp(False)

@@ -46,8 +46,9 @@ def test_tensor_tutorial(device):
     assert agg.item() == 12.0 and isinstance(agg.item(), float)
     tensor.add_(5)
     assert tensor[0, 0].item() == 6.0
-    # the NumPy bridge shares memory on the CPU
-    t = torch.ones(5)
+    # the NumPy bridge shares memory on the CPU (ember's default device is the GPU when there
+    # is one, unlike PyTorch's: the bridge needs the CPU named)
+    t = torch.ones(5, device="cpu")
     n = t.numpy()
     t.add_(1)
     assert n.tolist() == [2.0] * 5

@@ -177,8 +177,11 @@ def _statements(plan, nodes):
         if n.id in sel:
             q = f"q{sel[n.id]}"
             sq = f"ember::ops::op_square::apply({args[0]})"
-            rt = f"ember::ops::op_sqrt::apply({args[0]})"
-            call = f"({q} == 1 ? {sq} : {q} == 2 ? {rt} : {call})"
+            if n.loop in ("float16", "bfloat16", "float32", "float64", "complex64", "complex128"):
+                rt = f"ember::ops::op_sqrt::apply({args[0]})"
+                call = f"({q} == 1 ? {sq} : {q} == 2 ? {rt} : {call})"
+            else:  # an integer power's exponent is an integer: no sqrt branch (no int sqrt)
+                call = f"({q} == 1 ? {sq} : {call})"
         if n.dtype in ("float32", "float64", "complex64", "complex128"):
             # An optimization barrier: no contraction across ops (a * b + c stays two
             # roundings, as eager's two kernels round), so fused == eager bit for bit.

@@ -314,7 +314,10 @@ def host_reduce(plan, arrays, out, shape, axes, scalars):
 
 # ---- CUDA ---------------------------------------------------------------------------------------
 
-OPTIONS = ("-std=c++17",)
+# --fmad=false: ptxas contracts a PTX mul.f32 + add.f32 into one FMA even across the empty asm
+# barrier of fz_keep (the barrier only stops NVVM), so a fused a * b + 1 would round once where
+# eager's two kernels round twice; ember's own kernels compile with the same flag.
+OPTIONS = ("-std=c++17", "--fmad=false")
 
 
 def _gpu_scalars(values):

@@ -120,7 +120,7 @@ def _empty(shape, like):
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduces `tensor` across the group in place (``ReduceOp.SUM/PRODUCT/MIN/MAX/AVG``)."""
     _arr(tensor, "all_reduce", "tensor")
-    op = _reduce_op(op, "all_reduce")
+    op = _reduce_op(op, "all_reduce", tensor)
     g = _setup(group, "all_reduce")
     if g is None:
         return None
@@ -208,7 +208,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     who = "reduce_scatter_tensor"
     _arr(output, who, "output")
     _arr(input, who, "input")
-    op = _reduce_op(op, who)
+    op = _reduce_op(op, who, input)
     g = _setup(group, who)
     if g is None:
         return None
@@ -226,7 +226,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     """Reduces ``input_list[i]`` across ranks into `output` of rank i."""
     who = "reduce_scatter"
     _arr(output, who, "output")
-    op = _reduce_op(op, who)
+    op = _reduce_op(op, who, output)
     g = _setup(group, who)
     if g is None:
         return None
@@ -242,7 +242,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
 def reduce(tensor, dst=0, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     """Reduces `tensor` across ranks into `tensor` of rank `dst` (others are unchanged)."""
     _arr(tensor, "reduce", "tensor")
-    op = _reduce_op(op, "reduce")
+    op = _reduce_op(op, "reduce", tensor)
     g = _setup(group, "reduce")
     if g is None:
         return None

@@ -29,12 +29,23 @@ class ReduceOp(enum.Enum):
         return f"<ReduceOp.{self.name}>"
 
 
-def _reduce_op(op, who):
+def _reduce_op(op, who, tensor=None):
+    """The ReduceOp `op` names; for a complex `tensor` only SUM and AVG, on every backend, as
+    PyTorch's ``supports_complex`` rule (MIN/MAX are undefined, PRODUCT is not elementwise on
+    NCCL's view of complex numbers as real pairs)."""
     if isinstance(op, ReduceOp):
-        return op
-    if isinstance(op, str) and op.upper() in ReduceOp.__members__:
-        return ReduceOp[op.upper()]
-    raise ValueError(f"ember.distributed.{who}: op must be a ReduceOp, got {op!r}")
+        pass
+    elif isinstance(op, str) and op.upper() in ReduceOp.__members__:
+        op = ReduceOp[op.upper()]
+    else:
+        raise ValueError(f"ember.distributed.{who}: op must be a ReduceOp, got {op!r}")
+    if tensor is not None and op not in (ReduceOp.SUM, ReduceOp.AVG):
+        if str(tensor.dtype).startswith("complex"):
+            raise ValueError(
+                f"ember.distributed.{who}: does not support {op!r} on complex tensors "
+                f"(dtype {tensor.dtype}; SUM and AVG are)"
+            )
+    return op
 
 
 class Work:

@@ -200,6 +200,11 @@ def _run_mpiexec(a, nproc, world, mpiexec):
     env = _base_env(a, nproc, world)
     env["EMBER_RUN_REPORT"] = f"127.0.0.1:{reports.getsockname()[1]}"
     env["EMBER_RUN_RANK_OFFSET"] = str(a.node_rank * nproc)
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        # torchrun starts ranks as root (containers run as root); Open MPI's mpiexec, an
+        # implementation detail here, refuses to unless told so (MPICH ignores these).
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
     mode = "module" if a.module else "script"
     cmd = [mpiexec, "-n", str(nproc), sys.executable, "-u", "-m", "ember.distributed._rank_main"]
     cmd += [mode, a.training_script, *a.training_script_args]

@@ -43,8 +43,11 @@ def days_from_civil_jan1(y):
 
 def _freq_ticks(freq, dtype, func):
     try:
-        nanos = pd.Timedelta(pd.tseries.frequencies.to_offset(freq)).value
-    except (ValueError, TypeError):
+        # .nanos: a fixed frequency's length (pandas 3.0's Day is no Tick, and Timedelta(Day)
+        # is refused there); non-fixed ones (MonthEnd, ...) raise ValueError, as pandas does.
+        off = pd.tseries.frequencies.to_offset(freq)
+        nanos = off.n * 86_400 * 10**9 if off.rule_code == "D" else int(off.nanos)
+    except (ValueError, TypeError, AttributeError):
         raise ValueError(f"ember.frame.dt.{func}: Invalid frequency: {freq!r}") from None
     unit_ns = _dt.UNIT_NS[_dt.time_unit(dtype)]
     if nanos % unit_ns:

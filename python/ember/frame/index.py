@@ -197,7 +197,7 @@ class RangeIndex(Index):
             raise ValueError("ember.frame.RangeIndex: Step must not be zero")
         self.start, self.stop, self.step = int(start), int(stop), int(step)
         self.name = name
-        self._device = str(device or _em.get_default_device())
+        self._device = str(_em.Device(device or _em.get_default_device()))
 
     def __len__(self):
         return len(range(self.start, self.stop, self.step))

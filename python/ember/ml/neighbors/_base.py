@@ -146,12 +146,9 @@ class NeighborsBase(BaseEstimator):
             split = np.split if kind == "numpy" else ember.split
             all_i.extend(split(fi, cuts))
             all_d.extend(split(dv, cuts))
-        ind = np.empty(len(all_i), dtype=object)
-        ind[:] = all_i
+        ind = _object_array(all_i)
         if return_distance:
-            dist = np.empty(len(all_d), dtype=object)
-            dist[:] = all_d
-            return dist, ind
+            return _object_array(all_d), ind
         return ind
 
     def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):
@@ -194,3 +191,12 @@ class NeighborsBase(BaseEstimator):
 
     def _fitted_X(self, dev):
         return to_device(self._fit_X, dev)
+
+
+def _object_array(items):
+    """A 1-d object array holding `items` as they are: one element at a time, since a slice
+    assignment of a list would have NumPy convert each item (a GPU array refuses that)."""
+    out = np.empty(len(items), dtype=object)
+    for j, v in enumerate(items):
+        out[j] = v
+    return out
