@@ -52,6 +52,7 @@ lint: $(VENV)/.test
 	$(VPY) tools/check_layers.py
 	$(VPY) tools/check_import_cycles.py --back-imports
 	$(VPY) tools/check_file_sizes.py
+	$(VPY) tools/check_module_attrs.py
 	$(VENV)/bin/ruff check python tests bench
 	$(VENV)/bin/ruff format --check python tests bench
 	@if command -v clang-format >/dev/null; then \

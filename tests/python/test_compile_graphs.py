@@ -204,3 +204,29 @@ def test_outputs_that_require_grad_are_refused():
         r = c(_x(4, "cuda", (10,)))
         r.backward()
     assert any("require grad" in r for r in _reasons(c)), _reasons(c)
+
+
+def test_private_argument_copies_on_the_cpu():
+    """The capture's helpers, which only a GPU reaches otherwise: private copies of nested
+    arguments (same shape, dtype, device, data; own memory), copying a call's arrays into
+    them, and the top-level arrays a mutation is written back to."""
+    from ember._compile import _cudagraph as cg
+
+    a = ember.asarray(np.arange(6.0).reshape(2, 3), device="cpu")
+    b = ember.asarray(np.arange(4, dtype=np.int32), device="cpu")[::2]  # non-contiguous
+    args = [a, (b, 3), {"k": a.T}]
+    static = cg._static_copy(args)
+    flat, orig = cg._flat_arrays(static, []), cg._flat_arrays(args, [])
+    assert len(flat) == 3
+    for s, o in zip(flat, orig, strict=True):
+        assert (s.shape, s.dtype, s.device) == (o.shape, o.dtype, o.device)
+        np.testing.assert_array_equal(ember.asnumpy(s), ember.asnumpy(o))
+        assert ember._core._kernels.data_ptr(s) != ember._core._kernels.data_ptr(o)
+    new = [a + 1, (b * 2, 3), {"k": (a + 1).T}]
+    cg._copy_into(static, new)
+    for s, o in zip(cg._flat_arrays(static, []), cg._flat_arrays(new, []), strict=True):
+        np.testing.assert_array_equal(ember.asnumpy(s), ember.asnumpy(o))
+    top = list(cg._indexed(cg._static_copy([a, 1, b]), {"w": cg._static_copy(a), "n": 2}))
+    assert [k for k, _ in top] == [0, 2, "w"]
+    assert cg._arg_key(a) != cg._arg_key(a.astype("float32"))
+    assert cg._value_key((1, a))[1][1][0] == "a"

@@ -460,6 +460,21 @@ extern "C" __global__ void use(float* y, const float* x) {
 """
 
 
+@needs_nvrtc
+def test_name_expressions_of_variable_templates_and_kernels_lower():
+    """NVRTC lowers the *address* of a name: a variable template needs the "&" a kernel's name
+    does without; both spellings are accepted and keyed as the user wrote them."""
+    m = ember.RawModule(code=GLOBALS, name_expressions=["scale<float>"])
+    assert m._compile(90)[1] == {"scale<float>": "_Z5scaleIfE"}
+    m = ember.RawModule(code=GLOBALS, name_expressions=["&scale<float>"])
+    assert m._compile(90)[1] == {"&scale<float>": "_Z5scaleIfE"}
+    m = ember.RawModule(code=TEMPLATED, name_expressions=["axpy<float>", "axpy<double>"])
+    low = m._compile(90)[1]
+    assert low["axpy<float>"].startswith("_Z4axpyIfE") and low["axpy<double>"].startswith(
+        "_Z4axpyIdE"
+    )
+
+
 @needs_cuda
 def test_raw_module_get_global():
     m = ember.RawModule(code=GLOBALS, name_expressions=["scale<float>"])

@@ -220,7 +220,7 @@ class Graphs:
 
 def _static_copy(v):
     if isinstance(v, _core.ndarray):
-        s = _core.empty_like(v)
+        s = _core.empty(v.shape, dtype=v.dtype, device=v.device)
         s[...] = v
         return s
     if isinstance(v, tuple):

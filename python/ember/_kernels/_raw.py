@@ -1,6 +1,8 @@
 """RawModule and RawKernel: CUDA C++ source compiled by NVRTC (or a compiled file) loaded per
 device, and kernels launched as ``kernel(grid, block, args)`` (the launch itself is C++)."""
 
+import re
+
 import numpy as np
 
 from .. import _core
@@ -51,6 +53,10 @@ def _check_backend(backend, jitify, who, translate_cucomplex=False, cooperative=
         raise ValueError(f"{who}: backend {backend!r} is not supported (only 'nvrtc')")
     if jitify:
         raise ValueError(f"{who}: jitify=True is not supported; compile with jitify=False")
+
+
+# a (qualified, maybe templated) name: NVRTC gets its address, "&name"
+_PLAIN_NAME = re.compile(r"\s*(::)?[A-Za-z_]\w*(::[A-Za-z_]\w*)*\s*(<.*>)?\s*$", re.S)
 
 
 class RawModule:
@@ -112,10 +118,15 @@ class RawModule:
         return self._name_expressions
 
     def _compile(self, arch):
-        """(image bytes, lowered names) of the source for sm_<arch>; needs NVRTC, not a GPU."""
-        return _k.compile(
-            self.code, self._name, list(self._options), list(self._name_expressions), arch
-        )
+        """(image bytes, lowered names) of the source for sm_<arch>; needs NVRTC, not a GPU.
+        NVRTC takes a name expression as the *address* of a kernel or variable: ``f<float>``
+        decays to one for a kernel, a variable template ``v<float>`` needs ``&v<float>``, so
+        a plain (qualified, maybe templated) name goes in with a ``&`` (the same lowered name
+        for a kernel) and the lowered names are keyed by the user's spelling."""
+        given = self._name_expressions
+        sent = ["&" + e if _PLAIN_NAME.match(e) else e for e in given]
+        image, lowered = _k.compile(self.code, self._name, list(self._options), sent, arch)
+        return image, {e: lowered[a] for e, a in zip(given, sent, strict=True) if a in lowered}
 
     def _module(self, device):
         m = self._modules.get(device)
