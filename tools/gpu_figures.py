@@ -15,6 +15,23 @@ from ember.bench import _gpu_fusion, _gpu_images
 from ember.bench._gpu_common import FULL, QUICK, discover, release_all, table
 
 
+def _resnet_profile(log, batch):
+    """Where ember's ResNet-50 AMP step spends GPU time: two warm steps, then one step under
+    ember.profiler (CUDA events per op), its ops by self CUDA time. Prints; returns no rows."""
+    from ember.bench._gpu_images import _example, _resnet_step
+
+    log(f"ResNet-50 b{batch} AMP f16 channels_last: one profiled step")
+    step = _resnet_step(ember, _example("resnet50").build, batch)
+    for _ in range(2):
+        step()
+    ember.cuda.synchronize()
+    with ember.profiler.profile() as prof:
+        step()
+        ember.cuda.synchronize()
+    print(prof.key_averages().table(sort_by="self_cuda_time_total", row_limit=45), flush=True)
+    return []
+
+
 def main(argv):
     libs, notes = discover(ember)
     for n in notes:
@@ -30,6 +47,7 @@ def main(argv):
         "fuse": lambda: _gpu_fusion.big_cases(ember, libs, FULL, log),
         "small": lambda: _gpu_fusion.small_cases(ember, libs, QUICK, log),
         "mlp": lambda: _gpu_fusion.mlp_cases(ember, libs, QUICK, log),
+        "resnet-profile": lambda: _resnet_profile(log, batch=128),
     }
     for name in argv or list(groups):
         t0 = time.perf_counter()

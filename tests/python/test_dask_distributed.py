@@ -179,10 +179,11 @@ def test_ember_local_cluster_one_worker_per_gpu():
     """GPU ids given explicitly: one single-threaded worker process per id, each with
     CUDA_VISIBLE_DEVICES starting at its own GPU (dask-cuda's rotation). No GPU is touched:
     the workers only report their environment."""
-    # GPUs 3 and 5 need not exist: Distributed's NVML monitor (which would open them) is off.
+    # GPUs 3 and 5 need not exist: Distributed's NVML monitor (which would open them) is off, and
+    # so is spilling (its limit is a fraction of the worker's GPU memory).
     with (
         dask.config.set({"distributed.diagnostics.nvml": False}),
-        ember.dask.LocalCluster(devices=["3", "5"], **CLUSTER) as cluster,
+        ember.dask.LocalCluster(devices=["3", "5"], device_memory_limit=None, **CLUSTER) as cluster,
         distributed.Client(cluster) as client,
     ):
         env = client.run(lambda: __import__("os").environ["CUDA_VISIBLE_DEVICES"])

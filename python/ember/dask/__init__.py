@@ -11,7 +11,9 @@ registered, and with dask.distributed when it is installed.
 - distributed: "dask" and "cuda" serializer families for ember.ndarray (``_distributed``);
 - tokens: ``ember.ndarray.__dask_tokenize__`` hashes the data in place, on its device;
 - :class:`LocalCluster`: distributed's, with ember.dask preloaded on the workers and one worker
-  process per visible GPU (``CUDA_VISIBLE_DEVICES`` per worker, as dask-cuda does).
+  process per visible GPU (``CUDA_VISIBLE_DEVICES`` per worker, as dask-cuda does), whose
+  results spill from the GPU to host memory past ``device_memory_limit``
+  (:class:`DeviceHostFile`, dask-cuda's model).
 
 An installed ember also declares the backend as a ``dask.array.backends`` entry point, so
 ``array.backend = "ember"`` works before ``import ember.dask``. Worker processes register when
@@ -27,6 +29,7 @@ from ._dispatch import backend_device, to_ember_dispatch
 from .backend import EmberBackendEntrypoint
 
 __all__ = [
+    "DeviceHostFile",
     "EmberBackendEntrypoint",
     "EmberFrameBackendEntrypoint",
     "LocalCluster",
@@ -72,6 +75,10 @@ def __getattr__(name):
         from . import frame_backend
 
         return getattr(frame_backend, name)
+    if name == "DeviceHostFile":  # zict comes with distributed: imported when asked for
+        from ._spill import DeviceHostFile
+
+        return DeviceHostFile
     if name == "LocalCluster":  # distributed is optional: imported when asked for
         from ._cluster import LocalCluster
 

@@ -30,9 +30,14 @@ def visible_gpus():
 class LocalCluster(distributed.LocalCluster):
     """``distributed.LocalCluster(**kwargs)`` for ember: ``ember.dask`` preloaded on every
     worker; with GPUs (``devices``: GPU ids, default :func:`visible_gpus`) one single-threaded
-    worker process per GPU (``n_workers`` of them at most), each seeing that GPU only."""
+    worker process per GPU (``n_workers`` of them at most), each seeing that GPU only, whose
+    results spill from the GPU to host memory beyond ``device_memory_limit`` (a fraction of its
+    GPU's memory, bytes, or a string such as "20GB"; default 0.8 as dask-cuda; None: no
+    spilling) through :class:`ember.dask.DeviceHostFile`."""
 
-    def __init__(self, n_workers=None, *, devices=None, preload=None, **kwargs):
+    def __init__(
+        self, n_workers=None, *, devices=None, preload=None, device_memory_limit=0.8, **kwargs
+    ):
         preload = [preload] if isinstance(preload, str) else list(preload or [])
         if "ember.dask" not in preload:
             preload.append("ember.dask")
@@ -53,6 +58,13 @@ class LocalCluster(distributed.LocalCluster):
                 f"number of GPUs ({len(gpus)}: {gpus})"
             )
         kwargs.setdefault("threads_per_worker", 1)
+        if device_memory_limit:
+            from ._spill import DeviceHostFile
+
+            # built in each worker (its own GPU's memory for a fraction)
+            kwargs.setdefault(
+                "data", (DeviceHostFile, {"device_memory_limit": device_memory_limit})
+            )
         super().__init__(n_workers=0, preload=preload, **kwargs)
         self.scale(n)
 
