@@ -74,7 +74,7 @@ newest)
         nn_packed nn_extra nn_functional amp memory_format data_images data_workers keras \
         keras_layers keras_callbacks frame_basic frame_groupby frame_io frame_merge frame_rows \
         frame_strings ml_base ml_cluster ml_decomposition_neighbors ml_linear \
-        ml_preprocessing_metrics dask_array dask_frame dask_distributed ndimage_filters \
+        ml_preprocessing_metrics dask_array dask_frame dask_distributed dask_spill ndimage_filters \
         ndimage_interpolation ndimage_morphology fuse fuse_reduce compile compile_more backends \
         take devices optim_more examples distributed distributed_ddp; do
         [ -f "tests/python/test_$f.py" ] && files+=("tests/python/test_$f.py")
