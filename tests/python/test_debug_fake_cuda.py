@@ -341,3 +341,94 @@ def test_jit_gpu_launch_path_on_the_fake_driver(fake_lib, tmp_path):
     assert "WARN ['NumbaPerformanceWarning', 'NumbaPerformanceWarning', 'Numba" in r.stdout
     err = [x for x in r.stdout.splitlines() if x.startswith("ERR:")][0]
     assert "ej_add3" in err and f"child.py:{line_of(JIT, 'L_FAULT')} in <module>" in err, err
+
+
+GRAPHS = """
+import json, numpy as np, ember
+nn = ember.nn
+def x_(seed, shape=(1000,)):
+    a = np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
+    return ember.asarray(a, device="cuda")
+def reasons(c):
+    return [why for kind, why, _ in c.events if kind == "cudagraph"]
+out = {}
+def small(x):
+    return ember.maximum(x * 2 + 1, 0).sum()
+c = ember.compile(small, mode="reduce-overhead")
+for s in range(6):
+    float(c(x_(s)))
+c(x_(9, (10, 100))); c(x_(9, (10, 100)))
+out["small"] = [c.stats["cudagraph_captures"], c.stats["cudagraph_replays"], reasons(c)]
+def bump(x, y):
+    x += 1
+    return x * y
+c = ember.compile(bump, mode="reduce-overhead")
+x, y = ember.zeros(8, device="cuda"), ember.full(8, 2.0, device="cuda")
+for k in range(4):
+    c(x, y)
+out["bump"] = [c.stats["cudagraph_captures"], c.stats["cudagraph_replays"], reasons(c)]
+c = ember.compile(lambda x: x * float(x.sum()), mode="reduce-overhead")
+for s in range(3):
+    c(x_(s))
+out["reads"] = [c.stats["cudagraph_replays"], reasons(c)]
+d = ember.compile(lambda x: nn.functional.dropout(x, 0.5, True), mode="reduce-overhead")
+for s in range(3):
+    d(x_(0))
+out["dropout"] = [d.stats["cudagraph_replays"], reasons(d)]
+w = x_(3, (10,)).requires_grad_()
+c = ember.compile(lambda x: (x * w).sum(), mode="reduce-overhead")
+for _ in range(3):
+    c(x_(4, (10,))).backward()
+out["grad"] = reasons(c)
+g = ember.cuda.CUDAGraph()
+a = ember.zeros(4, device="cuda")
+b = ember.asarray(np.full(4, 7.0), device="cuda")
+with ember.cuda.graph(g):
+    a[...] = b  # a device copy: recorded, done at each replay
+assert ember.asnumpy(a).tolist() == [0.0] * 4
+g.replay()
+out["replayed_fill"] = ember.asnumpy(a).tolist()
+print(json.dumps(out))
+"""
+
+
+def test_cuda_graph_paths_on_the_fake_driver(fake_lib, tmp_path):
+    """ember.compile(mode="reduce-overhead") and CUDAGraph, whose Python only a GPU reaches,
+    run their paths on the fake driver's stream capture (copies and fills are recorded and done
+    at each replay; a host read inside a capture fails as the real driver's does): captures,
+    replays and every refusal with its reason. (A missing _core.empty_like here once failed
+    every capture with arguments, first seen on an H100.)"""
+    r, _ = run(fake_lib, tmp_path, GRAPHS)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.splitlines()[-1])
+    assert out["small"][:2] == [2, 6], out["small"]  # 2 keys: 1 + 5 replays, then 1
+    assert out["bump"][:2] == [1, 3], out["bump"]
+    assert out["reads"][0] == 0 and "the capture failed" in out["reads"][1][0]
+    assert out["dropout"][0] == 0 and "random numbers" in out["dropout"][1][0]
+    assert any("require grad" in why for why in out["grad"]), out["grad"]
+    assert out["replayed_fill"] == [7.0] * 4
+
+
+SPILL = """
+import json, numpy as np, ember
+from ember.dask import DeviceHostFile
+d = DeviceHostFile(2500)
+a = [ember.asarray(np.full(100, float(i)), device="cuda") for i in range(5)]
+for i, x in enumerate(a):
+    d[i] = x
+out = {"spilled": sorted(d.spilled_keys), "host": str(d.host.d[0][2].device)}
+back = d[0]
+out["back"] = [str(back.device), float(ember.asnumpy(back)[0])]
+d["cpu"] = ember.ones(10_000, device="cpu")
+out["held"] = d.device_bytes
+print(json.dumps(out))
+"""
+
+
+def test_dask_spilling_of_gpu_arrays_on_the_fake_driver(fake_lib, tmp_path):
+    pytest.importorskip("distributed")
+    r, _ = run(fake_lib, tmp_path, SPILL)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.splitlines()[-1])
+    assert out["spilled"] == [0, 1] and out["host"] == "cpu"
+    assert out["back"] == ["cuda:0", 0.0] and out["held"] <= 2500

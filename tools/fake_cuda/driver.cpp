@@ -6,12 +6,19 @@
 // EMBER_FAKE_FAULT_AT_LAUNCH=N: the N-th launch "faults" as an illegal address would: from then on
 // every synchronizing call returns CUDA_ERROR_ILLEGAL_ADDRESS (700), as the real driver's sticky
 // error does.
+// Stream capture: work on a capturing stream is recorded, not done (launches count as nodes;
+// copies and fills are kept and done at each cuGraphLaunch); a synchronization or a copy to the
+// host on a capturing stream fails with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED (900) and ends the
+// capture with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED (901), as the real driver does.
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <set>
+#include <vector>
 
 #include "backend/cuda/loader.hpp"
 
@@ -39,24 +46,65 @@ long fault_at() {
     return n;
 }
 CUresult sticky() { return faulted.load() ? 700 : 0; }
+
+struct FakeGraph {
+    std::vector<std::function<void()>> ops;  // copies and fills, done at each launch
+    size_t nodes = 0;
+    bool invalid = false;
+};
+std::mutex cap_mu;
+std::map<CUstream, FakeGraph*> capturing;  // stream -> the graph it is capturing into
+
+// Records `op` (or a kernel when empty) when `s` is capturing: true; false: do it now.
+bool captured(CUstream s, std::function<void()> op = {}) {
+    std::lock_guard lk(cap_mu);
+    auto it = capturing.find(s);
+    if (it == capturing.end()) return false;
+    ++it->second->nodes;
+    if (op) it->second->ops.push_back(std::move(op));
+    return true;
+}
+// A synchronizing call on stream `s` (nullptr: the context): 900 when it is capturing.
+CUresult no_sync_in_capture(CUstream s) {
+    std::lock_guard lk(cap_mu);
+    bool hit = false;
+    for (auto& [cs, g] : capturing)
+        if (s == nullptr || cs == s) g->invalid = hit = true;
+    return hit ? 900 : 0;
+}
 }  // namespace
 
 FAKE CUresult cuInit(unsigned) { return 0; }
 FAKE CUresult cuDriverGetVersion(int* v) { return *v = 13000, 0; }
 FAKE CUresult cuGetErrorName(CUresult r, const char** s) {
-    return *s = r == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_FAKE", 0;
+    *s = r == 700   ? "CUDA_ERROR_ILLEGAL_ADDRESS"
+         : r == 900 ? "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"
+         : r == 901 ? "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
+                    : "CUDA_ERROR_FAKE";
+    return 0;
 }
 FAKE CUresult cuGetErrorString(CUresult r, const char** s) {
-    return *s = r == 700 ? "an illegal memory access was encountered" : "fake driver error", 0;
+    *s = r == 700   ? "an illegal memory access was encountered"
+         : r == 900 ? "operation not permitted when stream is capturing"
+         : r == 901 ? "operation failed due to a previous error during capture"
+                    : "fake driver error";
+    return 0;
 }
 FAKE CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             unsigned, CUstream, void**, void**) {
+                             unsigned, CUstream s, void**, void**) {
     if (faulted.load()) return 700;
+    if (captured(s)) return 0;
     if (++launches == fault_at()) faulted = true;
     return 0;
 }
-FAKE CUresult cuStreamSynchronize(CUstream) { return sticky(); }
-FAKE CUresult cuCtxSynchronize() { return sticky(); }
+FAKE CUresult cuStreamSynchronize(CUstream s) {
+    if (const CUresult r = no_sync_in_capture(s)) return r;
+    return sticky();
+}
+FAKE CUresult cuCtxSynchronize() {
+    if (const CUresult r = no_sync_in_capture(nullptr)) return r;
+    return sticky();
+}
 FAKE CUresult cuEventSynchronize(CUevent) { return sticky(); }
 FAKE CUresult cuPointerGetAttribute(void* data, int attribute, CUdeviceptr p) {
     if (attribute != CU_POINTER_ATTRIBUTE_MEMORY_TYPE) return 1;  // CUDA_ERROR_INVALID_VALUE
@@ -142,29 +190,44 @@ FAKE CUresult cuMemHostAlloc(void** p, size_t n, unsigned) {
     return 0;
 }
 FAKE CUresult cuMemFreeHost(void* p) { return std::free(p), 0; }
-FAKE CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t n, CUstream) {
-    return std::memcpy(reinterpret_cast<void*>(d), s, n), 0;
-}
-FAKE CUresult cuMemcpyDtoHAsync_v2(void* d, CUdeviceptr s, size_t n, CUstream) {
-    if (faulted.load()) return 700;
-    return std::memcpy(d, reinterpret_cast<const void*>(s), n), 0;
-}
-FAKE CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream) {
-    return std::memmove(reinterpret_cast<void*>(d), reinterpret_cast<const void*>(s), n), 0;
-}
-FAKE CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream) {
-    return std::memset(reinterpret_cast<void*>(d), v, n), 0;
-}
-FAKE CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream) {
-    auto* p = reinterpret_cast<unsigned short*>(d);
-    for (size_t i = 0; i < n; ++i)
-        p[i] = v;
+FAKE CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void* s, size_t n, CUstream st) {
+    auto op = [=] { std::memcpy(reinterpret_cast<void*>(d), s, n); };
+    if (!captured(st, op)) op();
     return 0;
 }
-FAKE CUresult cuMemsetD32Async(CUdeviceptr d, unsigned v, size_t n, CUstream) {
-    auto* p = reinterpret_cast<unsigned*>(d);
-    for (size_t i = 0; i < n; ++i)
-        p[i] = v;
+FAKE CUresult cuMemcpyDtoHAsync_v2(void* d, CUdeviceptr s, size_t n, CUstream st) {
+    if (faulted.load()) return 700;
+    if (const CUresult r = no_sync_in_capture(st)) return r;  // a host read inside a capture
+    return std::memcpy(d, reinterpret_cast<const void*>(s), n), 0;
+}
+FAKE CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st) {
+    auto op = [=] {
+        std::memmove(reinterpret_cast<void*>(d), reinterpret_cast<const void*>(s), n);
+    };
+    if (!captured(st, op)) op();
+    return 0;
+}
+FAKE CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream st) {
+    auto op = [=] { std::memset(reinterpret_cast<void*>(d), v, n); };
+    if (!captured(st, op)) op();
+    return 0;
+}
+FAKE CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream st) {
+    auto op = [=] {
+        auto* p = reinterpret_cast<unsigned short*>(d);
+        for (size_t i = 0; i < n; ++i)
+            p[i] = v;
+    };
+    if (!captured(st, op)) op();
+    return 0;
+}
+FAKE CUresult cuMemsetD32Async(CUdeviceptr d, unsigned v, size_t n, CUstream st) {
+    auto op = [=] {
+        auto* p = reinterpret_cast<unsigned*>(d);
+        for (size_t i = 0; i < n; ++i)
+            p[i] = v;
+    };
+    if (!captured(st, op)) op();
     return 0;
 }
 FAKE CUresult cuModuleLoadData(CUmodule* m, const void*) {
@@ -178,9 +241,48 @@ FAKE CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char*) {
 FAKE CUresult cuFuncGetAttribute(int* v, int a, CUfunction) {
     return *v = a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024 : 0, 0;
 }
-FAKE CUresult cuStreamIsCapturing(CUstream, int* status) {
-    return *status = CU_STREAM_CAPTURE_STATUS_NONE, 0;
+FAKE CUresult cuStreamIsCapturing(CUstream s, int* status) {
+    std::lock_guard lk(cap_mu);
+    return *status = capturing.count(s) ? 1 : CU_STREAM_CAPTURE_STATUS_NONE, 0;  // 1: ACTIVE
 }
+FAKE CUresult cuStreamBeginCapture_v2(CUstream s, int) {
+    std::lock_guard lk(cap_mu);
+    if (capturing.count(s)) return 900;
+    capturing[s] = new FakeGraph;
+    return 0;
+}
+FAKE CUresult cuStreamEndCapture(CUstream s, CUgraph* graph) {
+    std::lock_guard lk(cap_mu);
+    auto it = capturing.find(s);
+    if (it == capturing.end()) return 1;  // CUDA_ERROR_INVALID_VALUE: not capturing
+    FakeGraph* g = it->second;
+    capturing.erase(it);
+    if (g->invalid) {
+        delete g;
+        *graph = nullptr;
+        return 901;
+    }
+    *graph = reinterpret_cast<CUgraph>(g);
+    return 0;
+}
+FAKE CUresult cuGraphInstantiateWithFlags(CUgraphExec* exec, CUgraph g, unsigned long long) {
+    return *exec = reinterpret_cast<CUgraphExec>(g), 0;  // the exec is the graph itself
+}
+FAKE CUresult cuGraphLaunch(CUgraphExec exec, CUstream) {
+    if (faulted.load()) return 700;
+    for (auto& op : reinterpret_cast<FakeGraph*>(exec)->ops)
+        op();
+    return 0;
+}
+FAKE CUresult cuGraphGetNodes(CUgraph g, CUgraphNode* nodes, size_t* count) {
+    const size_t n = reinterpret_cast<FakeGraph*>(g)->nodes;
+    if (nodes)
+        for (size_t i = 0; i < *count && i < n; ++i)
+            nodes[i] = reinterpret_cast<CUgraphNode>(i + 1);
+    return *count = n, 0;
+}
+FAKE CUresult cuGraphExecDestroy(CUgraphExec) { return 0; }
+FAKE CUresult cuGraphDestroy(CUgraph g) { return delete reinterpret_cast<FakeGraph*>(g), 0; }
 
 // NVRTC too (the same library answers as libnvrtc.so.13): every compile succeeds and yields a
 // 16-byte stand-in cubin, so no compiler runs (profiles then show ember's own work only).
