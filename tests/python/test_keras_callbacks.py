@@ -356,10 +356,50 @@ def test_save_functional_with_conv(tmp_path):
     assert clone.count_params() == m.count_params()
 
 
+def test_weights_h5_round_trip_in_keras_layout(tmp_path, device):
+    """Keras 3's `.weights.h5` (h5py): a dataset per variable under `layers/<name>/vars/<i>`,
+    an empty `vars` group for layers without weights; load_weights restores exactly, also into
+    a model on the other device; bfloat16 weights travel as float32."""
+    h5py = pytest.importorskip("h5py")
+    with ember.device(device):
+        m = keras.Sequential([keras.Input((6,)), L.Dense(4), L.Dropout(0.1), L.Dense(3)])
+        half = keras.Sequential([keras.Input((6,)), L.Dense(2, dtype="bfloat16")])
+    path = tmp_path / "m.weights.h5"
+    m.save_weights(path)
+    with h5py.File(path, "r") as f:
+        names = []
+        f.visit(names.append)
+        assert "layers/dense/vars/0" in names and "layers/dense_1/vars/1" in names
+        assert "layers/dropout/vars" in names and len(f["layers/dropout/vars"]) == 0
+        np.testing.assert_array_equal(f["layers/dense/vars/0"][()], ember.asnumpy(m.weights[0]))
+    other = keras.Sequential([keras.Input((6,)), L.Dense(4), L.Dropout(0.1), L.Dense(3)])
+    other.load_weights(path)
+    for a, b in zip(other.weights, m.weights, strict=True):
+        np.testing.assert_array_equal(ember.asnumpy(a), ember.asnumpy(b))
+    half.save_weights(tmp_path / "h.weights.h5")
+    back = keras.Sequential([keras.Input((6,)), L.Dense(2, dtype="bfloat16")])
+    back.load_weights(tmp_path / "h.weights.h5")
+    assert str(back.weights[0].dtype) == "bfloat16"
+    np.testing.assert_array_equal(
+        ember.asnumpy(back.weights[0].astype("float32")),
+        ember.asnumpy(half.weights[0].astype("float32")),
+    )
+    x = np.random.default_rng(0).standard_normal((16, 6)).astype("float32")
+    y = np.random.default_rng(1).standard_normal((16, 3)).astype("float32")
+    m.compile(optimizer="sgd", loss="mse")
+    ck = tmp_path / "best.weights.h5"
+    m.fit(x, y, epochs=1, verbose=0, callbacks=[CB.ModelCheckpoint(ck, monitor="loss",
+                                                                    save_weights_only=True)])  # fmt: skip
+    other.load_weights(ck)
+    np.testing.assert_array_equal(ember.asnumpy(other.weights[0]), ember.asnumpy(m.weights[0]))
+
+
 def test_save_weights_errors(tmp_path):
     m = mlp()
-    with pytest.raises(ValueError, match=r"must end in `.weights.safetensors`"):
+    with pytest.raises(ValueError, match=r"must end in `.weights.h5`"):
         m.save_weights(tmp_path / "w.h5")
+    with pytest.raises(ValueError, match=r"must end in `.weights.h5`"):
+        m.load_weights(tmp_path / "w.h5")
     m.save_weights(tmp_path / "w.weights.safetensors")
     other = keras.Sequential([keras.Input((6,)), L.Dense(3)])
     with pytest.raises(ValueError, match="do not match the model"):

@@ -89,9 +89,80 @@ def _check_path(filepath, suffix, who, overwrite):
     return path
 
 
+WEIGHT_SUFFIXES = (".weights.h5", ".weights.safetensors")
+
+
 def save_weights(model, filepath, overwrite=True):
-    path = _check_path(filepath, ".weights.safetensors", "Model.save_weights", overwrite)
-    save_safetensors(_weights_dict(model), path, metadata={"format": FORMAT_VERSION})
+    """Keras 3's ``.weights.h5`` (HDF5 through h5py, Keras's layout: a dataset per variable at
+    ``layers/<name>/vars/<i>``, an empty ``vars`` group for every layer without weights) or
+    ember's ``.weights.safetensors`` (the same paths, no h5py needed)."""
+    who = "Model.save_weights"
+    path = os.fspath(filepath)
+    if not path.endswith(WEIGHT_SUFFIXES):
+        raise ValueError(
+            f"{who}: the filename must end in `.weights.h5` (or `.weights.safetensors`). "
+            f"Received: filepath={path}"
+        )
+    if not overwrite and os.path.exists(path):
+        raise FileExistsError(f"{who}: {path} exists and overwrite=False")
+    if path.endswith(".weights.h5"):
+        _save_h5(model, path, who)
+    else:
+        save_safetensors(_weights_dict(model), path, metadata={"format": FORMAT_VERSION})
+
+
+def _h5py(who):
+    try:
+        import h5py
+    except ImportError:
+        raise ImportError(
+            f"{who}: `.weights.h5` files need h5py (pip install h5py); `.weights.safetensors` "
+            "files do not"
+        ) from None
+    return h5py
+
+
+def _var_groups(model):
+    """The ``vars`` group of every layer (Keras writes one even for a layer without weights)."""
+    out = []
+
+    def walk(layer, prefix):
+        out.append(f"{prefix}vars")
+        used = {}
+        for child in layer._sublayers():
+            base = to_snake_case(type(child).__name__)
+            n = used.get(base, 0)
+            used[base] = n + 1
+            walk(child, f"{prefix}layers/{base if n == 0 else f'{base}_{n}'}/")
+
+    walk(model, "")
+    return out
+
+
+def _save_h5(model, path, who):
+    import numpy as np
+
+    h5py = _h5py(who)
+    with h5py.File(path, "w") as f:
+        for g in _var_groups(model):
+            f.require_group(g)
+        for key, v in _weights_dict(model).items():
+            if str(v.dtype) == "bfloat16":  # HDF5 has no bfloat16: float32 holds it exactly
+                v = v.astype(_e.float32)
+            f.create_dataset(key, data=np.asarray(_e.asnumpy(v)))
+
+
+def _load_h5(path, device, who):
+    h5py = _h5py(who)
+    out = {}
+    with h5py.File(path, "r") as f:
+
+        def take(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                out[name] = _e.asarray(obj[()], device=device)
+
+        f.visititems(take)
+    return out
 
 
 def _assign_all(model, loaded, where, skip_mismatch=False):
@@ -126,10 +197,12 @@ def load_weights(model, filepath, skip_mismatch=False):
             loaded = load_safetensors(os.path.join(tmp, WEIGHTS), device=_device_of(model))
     elif path.endswith(".weights.safetensors"):
         loaded = load_safetensors(path, device=_device_of(model))
+    elif path.endswith(".weights.h5"):
+        loaded = _load_h5(path, _device_of(model), "Model.load_weights")
     else:
         raise ValueError(
-            "Model.load_weights: the filename must end in `.weights.safetensors` or `.keras`. "
-            f"Received: filepath={path}"
+            "Model.load_weights: the filename must end in `.weights.h5`, "
+            f"`.weights.safetensors` or `.keras`. Received: filepath={path}"
         )
     _assign_all(model, _flat(loaded), f"Model.load_weights({path!r})", skip_mismatch)
 

@@ -334,9 +334,9 @@ class EarlyStopping(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Saves the model (``.keras``) or its weights (``.weights.safetensors``) after each epoch
-    (or every `save_freq` batches); `filepath` may hold ``{epoch:02d}`` and ``{val_loss:.2f}``
-    fields."""
+    """Saves the model (``.keras``) or its weights (``.weights.h5``, or ``.weights.safetensors``)
+    after each epoch (or every `save_freq` batches); `filepath` may hold ``{epoch:02d}`` and
+    ``{val_loss:.2f}`` fields."""
 
     def __init__(
         self,
@@ -362,10 +362,12 @@ class ModelCheckpoint(Callback):
             )
         self.save_freq = save_freq
         self.best = initial_value_threshold
-        if save_weights_only and not self.filepath.endswith(".weights.safetensors"):
+        if save_weights_only and not self.filepath.endswith(
+            (".weights.h5", ".weights.safetensors")
+        ):
             raise ValueError(
                 "When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided "
-                f"must end in `.weights.safetensors` (ember saves weights as safetensors). "
+                "must end in `.weights.h5` (or `.weights.safetensors`). "
                 f"Received: filepath={self.filepath}"
             )
         if not save_weights_only and not self.filepath.endswith(".keras"):
