@@ -388,8 +388,8 @@ def test_weights_h5_round_trip_in_keras_layout(tmp_path, device):
     y = np.random.default_rng(1).standard_normal((16, 3)).astype("float32")
     m.compile(optimizer="sgd", loss="mse")
     ck = tmp_path / "best.weights.h5"
-    m.fit(x, y, epochs=1, verbose=0, callbacks=[CB.ModelCheckpoint(ck, monitor="loss",
-                                                                    save_weights_only=True)])  # fmt: skip
+    cb = CB.ModelCheckpoint(ck, monitor="loss", save_weights_only=True)
+    m.fit(x, y, epochs=1, verbose=0, callbacks=[cb])
     other.load_weights(ck)
     np.testing.assert_array_equal(ember.asnumpy(other.weights[0]), ember.asnumpy(m.weights[0]))
 

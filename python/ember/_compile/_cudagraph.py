@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numbers
 
-from .. import _core
+from .. import _core, _creation
 
 _RECAPTURES = 4  # guard changes tolerated per key before it stays in the default mode
 
@@ -220,8 +220,8 @@ class Graphs:
 
 def _static_copy(v):
     if isinstance(v, _core.ndarray):
-        s = _core.empty(v.shape, dtype=v.dtype, device=v.device)
-        s[...] = v
+        s = _creation.empty_like(v)  # the same memory order (channels_last stays so): the
+        s[...] = v  # capture sees the warm-up's strides, so no kernel compiles inside it
         return s
     if isinstance(v, tuple):
         return tuple(_static_copy(x) for x in v)
