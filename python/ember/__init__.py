@@ -294,6 +294,9 @@ cfloat = complex64
 cdouble = complex128
 __all__ += ["float", "double", "half", "long", "int", "short", "cfloat", "cdouble"]
 _torch_methods.install(globals())
+from . import _torch_more  # noqa: E402
+
+_torch_more.install(globals())
 Size = _torch_methods.Size
 __all__ += ["Size"]
 from . import utils  # noqa: E402

@@ -22,7 +22,7 @@ _NB_METHOD = type(_core.ndarray.__dict__["copy"])
 _CALLED_DUNDERS = frozenset({"__dlpack__", "__dlpack_device__"})
 # Other libraries' names of ember's parameters, accepted by keyword: NumPy's (`a`) for the Array
 # API standard's, PyTorch's (`dim`, `keepdim`, `input`) for NumPy's (ember/_torch.py).
-_NUMPY_NAMES = {"a": "x", "input": "x", "dim": "axis", "keepdim": "keepdims"}
+_NUMPY_NAMES = {"a": "x", "input": "x", "dim": "axis", "keepdim": "keepdims", "steps": "num"}
 # Reductions PyTorch answers differently when spelled its way (with dim=, unbiased=, correction=).
 _TORCH_REDUCTIONS = frozenset({"max", "min", "var", "std"})
 
@@ -264,6 +264,8 @@ def _on_error(w, exc, args, kwargs):
         raise TypeError(f"{_display_name(w)}(): invalid arguments") from None
     is_method = isinstance(w, _core.builtin_method)
     name = _display_name(w)
+    if func.__name__ == "where" and not is_method and len(args) == 1 and not kwargs:
+        return _core._nonzero(args[0])  # where(condition): NumPy's and PyTorch's nonzero
     if func.__name__ in _TORCH_REDUCTIONS and (
         "dim" in kwargs or "unbiased" in kwargs or "correction" in kwargs
     ):

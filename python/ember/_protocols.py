@@ -140,10 +140,61 @@ def _set(self, arr, stream=None):
     self[...] = asarray(a, dtype=self.dtype, device=self.device)
 
 
+def _round(self, decimals=0, out=None):
+    """NumPy's ``x.round(decimals=0)``: half to even."""
+    from ._math import around
+
+    return around(self, decimals, out=out)
+
+
+def _dot(self, other, out=None):
+    from ._linalg import dot
+
+    r = dot(self, other)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def _trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    from ._linalg import trace
+
+    r = trace(self, offset, axis1, axis2, dtype)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
+def _diagonal(self, offset=0, axis1=0, axis2=1):
+    from ._linalg import diagonal
+
+    return diagonal(self, offset, axis1, axis2)
+
+
+def _put(self, indices, values, mode="raise"):
+    from ._indexing import put
+
+    put(self, indices, values, mode)
+
+
+def _tobytes(self, order="C"):
+    """The data's bytes (an explicit copy to the host for a GPU array)."""
+    return asnumpy(self).tobytes(order=order)
+
+
 ndarray.fill = _fill
 ndarray.view = _view
 ndarray.get = _get
 ndarray.set = _set
+# NumPy's methods that are functions of ember's namespace
+ndarray.round = _round
+ndarray.dot = _dot
+ndarray.trace = _trace
+ndarray.diagonal = _diagonal
+ndarray.put = _put
+ndarray.tobytes = _tobytes
 
 
 # ---- __array_ufunc__ ----------------------------------------------------------------------

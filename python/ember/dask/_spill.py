@@ -15,8 +15,6 @@ its GPU's memory, as dask-cuda). Host memory beyond that is not spilled to disk 
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
-
 import zict
 
 import ember
@@ -109,22 +107,30 @@ def _resolve_limit(limit, kind):
     return limit
 
 
-class DeviceHostFile(MutableMapping):
+class DeviceHostFile(zict.Buffer):
     """A worker's ``data`` mapping that keeps GPU results under `device_memory_limit` bytes by
-    moving the least recently used ones to host memory (see the module's documentation).
-    Extra keyword arguments (distributed passes ``memory_limit``, ``local_directory``...) are
-    accepted and ignored. `device_type` is the device type that counts (tests use ``"cpu"``)."""
+    moving the least recently used ones to host memory (see the module's documentation): a
+    ``zict.Buffer`` whose ``fast`` side holds values as they are, weighted by their device
+    bytes, and whose ``slow`` side (``host``) holds host copies. Extra keyword arguments
+    (distributed passes ``memory_limit``, ``local_directory``...) are accepted and ignored.
+    `device_type` is the device type that counts (tests use ``"cpu"``)."""
 
     def __init__(self, device_memory_limit=0.8, device_type="cuda", **_):
-        self.device_type = device_type
+        kind = self.device_type = device_type
         self.device_memory_limit = _resolve_limit(device_memory_limit, device_type)
-        kind = device_type
         self.host = zict.Func(lambda v: _to_host(v, kind), _to_device, {})
-        self.buffer = zict.Buffer(
-            {}, self.host, self.device_memory_limit, weight=lambda k, v: device_bytes(v, kind)
-        )
         self.spilled_bytes_total = 0  # device bytes moved to the host so far
-        self.buffer.fast_to_slow_callbacks.append(self._count)
+        super().__init__(
+            {},
+            self.host,
+            self.device_memory_limit,
+            weight=lambda k, v: device_bytes(v, kind),
+            fast_to_slow_callbacks=[self._count],
+        )
+
+    def __del__(self):  # zict closes in __del__: not when __init__ raised before building
+        if "fast" in self.__dict__:
+            super().__del__()
 
     def _count(self, key, value):
         self.spilled_bytes_total += device_bytes(value, self.device_type)
@@ -132,30 +138,12 @@ class DeviceHostFile(MutableMapping):
     @property
     def device_bytes(self):
         """Bytes of results held on the device now."""
-        return int(self.buffer.fast.total_weight)
+        return int(self.fast.total_weight)
 
     @property
     def spilled_keys(self):
         """Keys whose values are on the host now (spilled)."""
         return set(self.host.keys())
-
-    def __setitem__(self, key, value):
-        self.buffer[key] = value
-
-    def __getitem__(self, key):
-        return self.buffer[key]
-
-    def __delitem__(self, key):
-        del self.buffer[key]
-
-    def __iter__(self):
-        return iter(self.buffer)
-
-    def __len__(self):
-        return len(self.buffer)
-
-    def __contains__(self, key):
-        return key in self.buffer
 
     def __repr__(self):
         return (

@@ -61,23 +61,26 @@ def _weights_dict(model):
     return out
 
 
+def _layers_by_path(layer, prefix=""):
+    """(path prefix, layer) of `layer` and every nested layer, in order, with Keras 3's names:
+    ``layers/<snake class name, numbered in order>/``, so a file loads into any model of the
+    same structure whatever its layers are named."""
+    yield prefix, layer
+    used = {}
+    for child in layer._sublayers():
+        base = to_snake_case(type(child).__name__)
+        n = used.get(base, 0)
+        used[base] = n + 1
+        yield from _layers_by_path(child, f"{prefix}layers/{base if n == 0 else f'{base}_{n}'}/")
+
+
 def _variables_by_path(model):
-    """Keras 3's weight paths: ``layers/<snake class name, numbered in order>/vars/<i>``, so a
-    file loads into any model of the same structure whatever its layers are named."""
-    out = {}
-
-    def walk(layer, prefix):
-        for i, v in enumerate(layer._tracked):
-            out[f"{prefix}vars/{i}"] = v
-        used = {}
-        for child in layer._sublayers():
-            base = to_snake_case(type(child).__name__)
-            n = used.get(base, 0)
-            used[base] = n + 1
-            walk(child, f"{prefix}layers/{base if n == 0 else f'{base}_{n}'}/")
-
-    walk(model, "")
-    return out
+    """Keras 3's weight paths: ``<layer path>vars/<i>``."""
+    return {
+        f"{prefix}vars/{i}": v
+        for prefix, layer in _layers_by_path(model)
+        for i, v in enumerate(layer._tracked)
+    }
 
 
 def _check_path(filepath, suffix, who, overwrite):
@@ -124,19 +127,7 @@ def _h5py(who):
 
 def _var_groups(model):
     """The ``vars`` group of every layer (Keras writes one even for a layer without weights)."""
-    out = []
-
-    def walk(layer, prefix):
-        out.append(f"{prefix}vars")
-        used = {}
-        for child in layer._sublayers():
-            base = to_snake_case(type(child).__name__)
-            n = used.get(base, 0)
-            used[base] = n + 1
-            walk(child, f"{prefix}layers/{base if n == 0 else f'{base}_{n}'}/")
-
-    walk(model, "")
-    return out
+    return [f"{prefix}vars" for prefix, _ in _layers_by_path(model)]
 
 
 def _save_h5(model, path, who):

@@ -109,6 +109,26 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return _core.sum(x1 * x2, axis=dim) / (n1 * n2)
 
 
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input / max(||input||_p, eps)`` along `dim` (PyTorch's ``F.normalize``)."""
+    who = _F + "normalize"
+    _array(input, who)
+    a = _core.abs(input)
+    if p == math.inf:
+        n = _core.max(a, axis=dim, keepdims=True)
+    elif p == 2:
+        n = _core.sqrt(_core.sum(a * a, axis=dim, keepdims=True))
+    elif p == 1:
+        n = _core.sum(a, axis=dim, keepdims=True)
+    else:
+        n = _core.sum(a**p, axis=dim, keepdims=True) ** (1.0 / p)
+    r = input / _core.maximum(n, eps)
+    if out is not None:
+        out[...] = r
+        return out
+    return r
+
+
 @cast_policy(FLOAT32)
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """The p-norm of ``x1 - x2 + eps`` along the last dimension."""

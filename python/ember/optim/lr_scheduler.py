@@ -20,13 +20,19 @@ from collections import Counter
 from ._optimizer import Optimizer
 
 __all__ = [
+    "ChainedScheduler",
+    "ConstantLR",
     "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
     "ExponentialLR",
     "LRScheduler",
     "LambdaLR",
+    "LinearLR",
     "MultiStepLR",
     "OneCycleLR",
+    "PolynomialLR",
     "ReduceLROnPlateau",
+    "SequentialLR",
     "StepLR",
 ]
 
@@ -113,9 +119,17 @@ class LRScheduler:
                 UserWarning,
                 stacklevel=2,
             )
-            self.last_epoch = _int(epoch, type(self).__name__, "epoch", 0)
-            closed = getattr(self, "_get_closed_form_lr", None)
-            values = closed() if closed is not None else self.get_lr()
+            self._step_to(_int(epoch, type(self).__name__, "epoch", 0))
+            return
+        self._set(values)
+
+    def _step_to(self, epoch):
+        """Sets the rates of `epoch` (the closed form where the schedule has one)."""
+        self.last_epoch = epoch
+        closed = getattr(self, "_get_closed_form_lr", None)
+        self._set(closed() if closed is not None else self.get_lr())
+
+    def _set(self, values):
         for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
@@ -557,3 +571,207 @@ class ReduceLROnPlateau(LRScheduler):
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
         self._init_is_better(self.mode, self.threshold_mode)
+
+
+def _fraction(v, who, name, lo, hi, lo_open=False):
+    v = _real(v, who, name)
+    if not (lo < v if lo_open else lo <= v) or v > hi:
+        raise ValueError(f"{who}: {name} must be in {'(' if lo_open else '['}{lo}, {hi}], got {v}")
+    return v
+
+
+class LinearLR(LRScheduler):
+    """Scales the rates linearly from ``start_factor`` to ``end_factor`` over `total_iters`
+    epochs, then keeps them (PyTorch's warm-up schedule)."""
+
+    def __init__(
+        self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1
+    ):
+        who = "LinearLR"
+        self.start_factor = _fraction(start_factor, who, "start_factor", 0, 1, lo_open=True)
+        self.end_factor = _fraction(end_factor, who, "end_factor", 0, 1)
+        self.total_iters = _int(total_iters, who, "total_iters", 0)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        e, a, b, n = self.last_epoch, self.start_factor, self.end_factor, self.total_iters
+        lrs = [g["lr"] for g in self.optimizer.param_groups]
+        if e == 0:
+            return [lr * a for lr in lrs]
+        if e > n:
+            return lrs
+        return [lr * (1 + (b - a) / (n * a + (e - 1) * (b - a))) for lr in lrs]
+
+    def _get_closed_form_lr(self):
+        e, a, b, n = self.last_epoch, self.start_factor, self.end_factor, self.total_iters
+        f = a + (b - a) * min(n, e) / n if n else b
+        return [base * f for base in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    """Multiplies the rates by `factor` for the first `total_iters` epochs."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        self.factor = _fraction(factor, "ConstantLR", "factor", 0, 1)
+        self.total_iters = _int(total_iters, "ConstantLR", "total_iters", 0)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        lrs = [g["lr"] for g in self.optimizer.param_groups]
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in lrs]
+        if self.last_epoch != self.total_iters:
+            return lrs
+        return [lr / self.factor for lr in lrs]
+
+    def _get_closed_form_lr(self):
+        f = self.factor if self.last_epoch < self.total_iters else 1.0
+        return [base * f for base in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """``lr = base_lr * (1 - min(epoch, total_iters) / total_iters) ** power``."""
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters = _int(total_iters, "PolynomialLR", "total_iters", 1)
+        self.power = _real(power, "PolynomialLR", "power")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        e, n = self.last_epoch, self.total_iters
+        lrs = [g["lr"] for g in self.optimizer.param_groups]
+        if e == 0 or e > n:
+            return lrs
+        decay = ((1.0 - e / n) / (1.0 - (e - 1) / n)) ** self.power
+        return [lr * decay for lr in lrs]
+
+    def _get_closed_form_lr(self):
+        f = (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+        return [base * f for base in self.base_lrs]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing from the base rates to `eta_min` over `T_0` epochs, restarting; each
+    period `T_mult` times the last. ``step(epoch)`` takes fractional epochs (batch steps)."""
+
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):  # noqa: N803
+        who = "CosineAnnealingWarmRestarts"
+        self.T_0 = self.T_i = _int(T_0, who, "T_0", 1)
+        self.T_mult = _int(T_mult, who, "T_mult", 1)
+        self.eta_min = _real(eta_min, who, "eta_min")
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        c = (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+        return [self.eta_min + (base - self.eta_min) * c for base in self.base_lrs]
+
+    def step(self, epoch=None):
+        """One epoch on, or to `epoch` (a float: a fraction of an epoch)."""
+        self._step_count += 1
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                self.T_cur -= self.T_i
+                self.T_i *= self.T_mult
+        else:
+            epoch = _real(epoch, "CosineAnnealingWarmRestarts", "epoch")
+            if epoch < 0:
+                raise ValueError(f"CosineAnnealingWarmRestarts: epoch must be >= 0, got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    k = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult**k - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult**k
+            else:
+                self.T_i, self.T_cur = self.T_0, epoch
+        self.last_epoch = math.floor(epoch)
+        self._set(self.get_lr())
+
+
+class SequentialLR(LRScheduler):
+    """Runs `schedulers` one after another, switching at the epochs in `milestones` (each new
+    one starts from its epoch 0)."""
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        who = "SequentialLR"
+        _check_optimizer(optimizer, who)
+        schedulers = list(schedulers)
+        if not schedulers:
+            raise ValueError(f"{who}: expects at least one scheduler")
+        for i, s in enumerate(schedulers):
+            if not isinstance(s, LRScheduler) or isinstance(s, ReduceLROnPlateau):
+                raise TypeError(f"{who}: schedulers[{i}] is not an epoch-based LRScheduler")
+            if s.optimizer is not optimizer:
+                raise ValueError(
+                    f"{who}: schedulers[{i}] belongs to another optimizer than the one given"
+                )
+        milestones = [_int(m, who, "milestones", 1) for m in milestones]
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                f"{who}: expects {len(schedulers) - 1} milestones for {len(schedulers)} "
+                f"schedulers, got {len(milestones)}"
+            )
+        self.optimizer = optimizer
+        self._schedulers, self._milestones = schedulers, milestones
+        self.last_epoch = _int(last_epoch, who, "last_epoch", -1) + 1
+        self._step_count = 1
+        for group in optimizer.param_groups:  # undo the constructors' first steps
+            group["lr"] = group["initial_lr"]
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        schedulers[0]._step_to(0)
+        self._last_lr = schedulers[0].get_last_lr()
+
+    def step(self, epoch=None):
+        self._step_count += 1
+        self.last_epoch += 1
+        i = bisect_right(self._milestones, self.last_epoch)
+        s = self._schedulers[i]
+        if i > 0 and self._milestones[i - 1] == self.last_epoch:
+            s._step_to(0)
+        else:
+            s.step()
+        self._last_lr = s.get_last_lr()
+
+    def state_dict(self):
+        d = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        d["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return d
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        for s, sd in zip(self._schedulers, state_dict.pop("_schedulers"), strict=True):
+            s.load_state_dict(sd)
+        self.__dict__.update(state_dict)
+
+
+class ChainedScheduler(LRScheduler):
+    """Steps every scheduler of `schedulers` at each ``step()`` (their effects compose)."""
+
+    def __init__(self, schedulers, optimizer=None):
+        schedulers = list(schedulers)
+        if not schedulers:
+            raise ValueError("ChainedScheduler: expects at least one scheduler")
+        self.optimizer = optimizer if optimizer is not None else schedulers[0].optimizer
+        for i, s in enumerate(schedulers):
+            if s.optimizer is not self.optimizer:
+                raise ValueError(f"ChainedScheduler: schedulers[{i}] belongs to another optimizer")
+        self._schedulers = schedulers
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def step(self, epoch=None):
+        for s in self._schedulers:
+            s.step()
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def state_dict(self):
+        return {"_schedulers": [s.state_dict() for s in self._schedulers]}
+
+    def load_state_dict(self, state_dict):
+        for s, sd in zip(self._schedulers, state_dict["_schedulers"], strict=True):
+            s.load_state_dict(sd)
