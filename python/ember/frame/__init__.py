@@ -15,6 +15,7 @@ from .io import read_csv, read_json, read_parquet
 from .pivot import crosstab, melt
 from .reshape import concat
 from .series import Series
+from .stats import get_dummies
 
 NA = __import__("pandas").NA
 NaT = __import__("pandas").NaT
@@ -141,6 +142,7 @@ __all__ = [
     "isnull",
     "notnull",
     "crosstab",
+    "get_dummies",
     "melt",
     "pivot_table",
     "to_datetime",

@@ -240,6 +240,16 @@ class FrameMethods:
     def T(self):
         return self.transpose()
 
+    def corr(self, method="pearson", min_periods=1, numeric_only=False):
+        from .stats import corr_frame
+
+        return corr_frame(self, method, min_periods, numeric_only)
+
+    def pct_change(self, periods=1, fill_method=None, freq=None):
+        from .stats import pct_change
+
+        return pct_change(self, periods, fill_method, freq)
+
     def quantile(self, q=0.5, axis=0, numeric_only=False, interpolation="linear", method="single"):
         """pandas' ``DataFrame.quantile``: per numeric column ("single"), or whole rows of the
         frame sorted by all its columns ("table", with interpolation lower/higher/nearest:

@@ -41,8 +41,19 @@ def _spread(row_col, col_col, val_col, fill_value):
 
 
 def pivot_table(df, values=None, index=None, columns=None, aggfunc="mean", fill_value=None):
-    if index is None or columns is None:
-        raise NotImplementedError("ember.frame.pivot_table: both index= and columns= are needed")
+    if columns is None:  # pandas' index-only table: a sorted groupby of the values
+        if index is None:
+            raise ValueError("ember.frame.pivot_table: give index= (and optionally columns=)")
+        keys = index if isinstance(index, list) else [index]
+        if values is None:
+            vals = [k for k, c in df._data.items() if k not in keys and c.kind == "num"]
+        else:
+            vals = values if isinstance(values, list) else [values]
+        g = df.groupby(keys if len(keys) > 1 else keys[0])
+        out = g[vals].agg(aggfunc) if aggfunc != "size" else g.size().to_frame("size")
+        return out if fill_value is None else out.fillna(fill_value)
+    if index is None:
+        raise NotImplementedError("ember.frame.pivot_table: columns= without index=")
     if isinstance(index, list) or isinstance(columns, list):
         if (isinstance(index, list) and len(index) > 1) or (
             isinstance(columns, list) and len(columns) > 1

@@ -548,6 +548,23 @@ class Series(FrameBase):
     def diff(self, periods=1):
         return self._with(algos.diff(self._col, periods))
 
+    def pct_change(self, periods=1, fill_method=None, freq=None):
+        from .stats import pct_change
+
+        return pct_change(self, periods, fill_method, freq)
+
+    def agg(self, func=None, axis=0, *args, **kwargs):
+        from .stats import series_agg
+
+        return series_agg(self, func)
+
+    aggregate = agg
+
+    def corr(self, other, method="pearson", min_periods=None):
+        from .stats import corr_series
+
+        return corr_series(self, other, method, min_periods)
+
     def cumsum(self, skipna=True):
         return self._with(algos.cumulative(self._col, "cumsum", skipna))
 

@@ -1,0 +1,138 @@
+"""pandas' correlation, percent change, aggregation by name and one-hot encoding for ember.frame
+(first-contact gaps): ``DataFrame.corr`` / ``Series.corr`` (Pearson over pairwise complete
+observations, as pandas: per pair of columns, the rows where both are valid; the sums are
+matmuls of the masked columns, so the whole matrix is a few kernels), ``pct_change``,
+``Series.agg`` with a name, callable or list, and ``get_dummies``."""
+
+from __future__ import annotations
+
+import math
+
+import ember as _em
+
+__all__ = ["corr_frame", "corr_series", "get_dummies", "pct_change", "series_agg"]
+
+
+def _numeric(col):
+    return col.kind == "num" and str(col.dtype) != "bool"
+
+
+def _values_and_valid(col):
+    """(float64 values with 0 where missing, float64 validity) of a numeric column."""
+    x = col.data.astype(_em.float64)
+    ok = col.valid() & ~_em.isnan(x)
+    return _em.where(ok, x, 0.0), ok.astype(_em.float64)
+
+
+def _pearson(X, M, Y, N, min_periods):  # noqa: N803
+    """The k x l Pearson matrix of X's columns against Y's over rows valid in both."""
+    n = M.T @ N
+    sx, sy = (X * M).T @ N, M.T @ (Y * N)
+    sxx, syy = (X * X * M).T @ N, M.T @ (Y * Y * N)
+    sxy = X.T @ Y  # X and Y are 0 where missing: only rows valid in both contribute
+    cov = n * sxy - sx * sy
+    var = (n * sxx - sx * sx) * (n * syy - sy * sy)
+    r = cov / _em.sqrt(_em.where(var > 0, var, math.nan))
+    r = _em.clip(r, -1.0, 1.0)
+    return _em.where(n >= max(min_periods, 2), r, math.nan)
+
+
+def corr_frame(df, method="pearson", min_periods=1, numeric_only=False):
+    """The correlation matrix of the numeric columns (a DataFrame)."""
+    from .dataframe import DataFrame
+
+    who = "ember.frame.DataFrame.corr"
+    if method != "pearson":
+        raise NotImplementedError(f"{who}: method={method!r} (pearson only)")
+    names = [k for k, c in df._data.items() if _numeric(c)]
+    if not numeric_only and len(names) != len(df._data):
+        bad = [k for k in df._data if k not in names]
+        raise ValueError(f"{who}: could not convert the non-numeric columns {bad} to float")
+    cols = [_values_and_valid(df._data[k]) for k in names]
+    dev = df.device
+    if not cols:
+        return DataFrame({}, device=dev)
+    X = _em.stack([c[0] for c in cols], axis=1)  # noqa: N806
+    M = _em.stack([c[1] for c in cols], axis=1)  # noqa: N806
+    r = _pearson(X, M, X, M, min_periods)
+    return DataFrame({k: r[:, j] for j, k in enumerate(names)}, index=list(names), device=dev)
+
+
+def corr_series(s, other, method="pearson", min_periods=None):
+    """Pearson correlation of two aligned numeric Series (a float)."""
+    who = "ember.frame.Series.corr"
+    if method != "pearson":
+        raise NotImplementedError(f"{who}: method={method!r} (pearson only)")
+    from .dataframe import DataFrame
+
+    both = DataFrame({"a": s, "b": other}, device=s.device)  # aligned on the index
+    if not (_numeric(both._data["a"]) and _numeric(both._data["b"])):
+        raise TypeError(f"{who}: both Series must be numeric")
+    x, m = _values_and_valid(both._data["a"])
+    y, n = _values_and_valid(both._data["b"])
+    r = _pearson(x[:, None], m[:, None], y[:, None], n[:, None], min_periods or 1)
+    return float(r[0, 0])
+
+
+def pct_change(obj, periods=1, fill_method=None, freq=None):
+    """``obj / obj.shift(periods) - 1`` (pandas 3: no filling of missing values first)."""
+    if fill_method is not None or freq is not None:
+        raise NotImplementedError(
+            "ember.frame.pct_change: fill_method and freq (pandas 3 removed fill_method)"
+        )
+    return obj / obj.shift(periods) - 1
+
+
+def series_agg(s, func):
+    """``Series.agg``: a reduction's name, a callable, or a list of them (a Series indexed by
+    the names)."""
+    from .series import Series
+
+    def one(f):
+        if isinstance(f, str):
+            m = getattr(s, f, None)
+            if m is None or not callable(m):
+                raise AttributeError(f"'{f}' is not a valid function for 'Series' object")
+            return m()
+        if callable(f):
+            return f(s)
+        raise TypeError(f"ember.frame.Series.agg: func must be a str, callable or list, got {f!r}")
+
+    if isinstance(func, (list, tuple)):
+        names = [f if isinstance(f, str) else getattr(f, "__name__", repr(f)) for f in func]
+        vals = [one(f) for f in func]
+        return Series(vals, index=names, name=s.name, device=s.device)
+    return one(func)
+
+
+def get_dummies(data, prefix=None, prefix_sep="_", dummy_na=False, columns=None, dtype=bool):
+    """One indicator column per distinct value (sorted; missing values none unless
+    `dummy_na`) of a Series, or of a DataFrame's string/category columns (or `columns`)."""
+    from .dataframe import DataFrame
+    from .series import Series
+
+    if isinstance(data, Series):
+        return DataFrame(_dummies(data, prefix, prefix_sep, dummy_na, dtype), device=data.device)
+    if not isinstance(data, DataFrame):
+        raise TypeError(
+            f"ember.frame.get_dummies: expected a DataFrame or Series, got {type(data).__name__}"
+        )
+    if columns is None:
+        columns = [k for k, c in data._data.items() if c.kind in ("str", "cat")]
+    out = {k: data[k] for k in data._data if k not in columns}
+    for k in columns:
+        p = prefix.get(k, k) if isinstance(prefix, dict) else (prefix if prefix else k)
+        out.update(_dummies(data[k], p, prefix_sep, dummy_na, dtype))
+    return DataFrame(out, index=data.index, device=data.device)
+
+
+def _dummies(s, prefix, sep, dummy_na, dtype):
+    values = sorted(s.dropna().unique().to_pandas().tolist())  # labels: a host read of uniques
+    out = {}
+    for v in values:
+        name = f"{prefix}{sep}{v}" if prefix is not None else v
+        out[name] = (s == v).fillna(False).astype(dtype)
+    if dummy_na:
+        name = f"{prefix}{sep}nan" if prefix is not None else float("nan")
+        out[name] = s.isna().astype(dtype)
+    return out
