@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from ._data import MinMaxScaler, PolynomialFeatures, StandardScaler, minmax_scale, scale
 from ._encoders import LabelEncoder, OneHotEncoder
+from ._more import Normalizer, RobustScaler, normalize
 
 __all__ = [
     "LabelEncoder",
     "MinMaxScaler",
+    "Normalizer",
     "OneHotEncoder",
     "PolynomialFeatures",
+    "RobustScaler",
     "StandardScaler",
     "minmax_scale",
+    "normalize",
     "scale",
 ]
