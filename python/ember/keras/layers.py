@@ -41,6 +41,7 @@ from ._layers_core import (
     Subtract,
 )
 from ._layers_rnn import GRU, LSTM, SimpleRNN
+from ._layers_wrap import Normalization, TimeDistributed
 
 __all__ = [
     "AveragePooling1D",
@@ -58,6 +59,8 @@ __all__ = [
     "LSTM",
     "LayerNormalization",
     "MaxPool1D",
+    "Normalization",
+    "TimeDistributed",
     "MaxPool2D",
     "MaxPooling1D",
     "MaxPooling2D",

@@ -18,4 +18,21 @@ def clone_model(model, input_tensors=None, clone_function=None):
     return deserialize_layer(conf)
 
 
-__all__ = ["Functional", "Model", "Sequential", "clone_model", "load_model", "save_model"]
+def model_from_json(json_string, custom_objects=None):
+    """The model (fresh weights) that ``model.to_json()`` describes."""
+    import json
+
+    from ._saving import deserialize_layer
+
+    return deserialize_layer(json.loads(json_string), custom_objects)
+
+
+__all__ = [
+    "Functional",
+    "Model",
+    "Sequential",
+    "clone_model",
+    "load_model",
+    "model_from_json",
+    "save_model",
+]
