@@ -327,6 +327,16 @@ def _format(self, spec):
     return str(self)
 
 
+def attach(nd, methods):
+    """Sets `methods` (name -> function) on ndarray `nd`, named as methods: lambdas and
+    closures made by factories take the method's name (help and tracebacks show it)."""
+    for name, fn in methods.items():
+        if getattr(fn, "__name__", "<lambda>") == "<lambda>" or "<locals>" in fn.__qualname__:
+            fn.__name__ = name
+        fn.__qualname__ = f"ndarray.{name}"
+        setattr(nd, name, fn)
+
+
 def _install_methods():
     nd = _core.ndarray
     global _core_view, _core_transpose, _core_repeat, _core_flatten
@@ -434,11 +444,7 @@ def _install_methods():
     methods.setdefault("relu", lambda self: _nn.functional.relu(self))
     methods.setdefault("softmax", lambda self, dim: _nn.functional.softmax(self, dim))
     methods.setdefault("log_softmax", lambda self, dim: _nn.functional.log_softmax(self, dim))
-    for name, fn in methods.items():
-        if not hasattr(fn, "__name__") or fn.__name__ == "<lambda>":
-            fn.__name__ = name
-        fn.__qualname__ = f"ndarray.{name}"
-        setattr(nd, name, fn)
+    attach(nd, methods)
     nd._numel = nd.size
     nd.size = property(
         _size_get, doc="NumPy's element count; callable as PyTorch's x.size() / x.size(dim)."

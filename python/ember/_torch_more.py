@@ -472,8 +472,6 @@ def install(ns):
             fn = lambda x: x - _core.trunc(x)  # noqa: E731
         if fn is not None:
             methods[f"{name}_"] = _inplace_unary(fn)
-    for name, fn in methods.items():
-        if getattr(fn, "__name__", "<lambda>") == "<lambda>" or name.endswith("_"):
-            fn.__name__ = name
-        fn.__qualname__ = f"ndarray.{name}"
-        setattr(nd, name, fn)
+    from ._torch_methods import attach
+
+    attach(nd, methods)
