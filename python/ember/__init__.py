@@ -297,13 +297,18 @@ _torch_methods.install(globals())
 from . import _torch_more  # noqa: E402
 
 _torch_more.install(globals())
+from . import _strided  # noqa: E402
+
+_strided.install()
+as_strided = _strided.as_strided
+__all__ += ["as_strided"]
 Size = _torch_methods.Size
 __all__ += ["Size"]
 from . import utils  # noqa: E402
 
 # Subpackages that import on first use (``ember.keras``, ``ember.frame``...), so ``import
 # ember`` does not pay for them.
-_LAZY_SUBMODULES = ("backends", "config", "dask", "frame", "keras", "ml", "ndimage")
+_LAZY_SUBMODULES = ("backends", "config", "dask", "frame", "keras", "lib", "ml", "ndimage")
 
 
 def __getattr__(name):

@@ -283,6 +283,8 @@ class ndarray:
         """Indices that partition the array (see ember.argpartition)."""
     def argsort(self, axis = ..., kind = ..., order = ..., *, descending = ..., stable = ...) -> Any:
         """The indices that sort the array (see ember.argsort)."""
+    def as_strided(self, size, stride, storage_offset = ...) -> Any:
+        ...
     def asin(self) -> Any:
         ...
     def asin_(self, *args: Any, **kwargs: Any) -> Any:
@@ -421,6 +423,8 @@ class ndarray:
         ...
     @property
     def flags(self) -> Any: ...
+    @property
+    def flat(self) -> Any: ...
     def flatten(self, *args: Any, **kw: Any) -> Any:
         ...
     def float(self, memory_format = ...) -> Any:
@@ -717,8 +721,14 @@ class ndarray:
         ...
     def std(self, axis = ..., dtype = ..., out = ..., ddof = ..., keepdims: bool = ..., *, correction = ..., where = ...) -> Any:
         """Standard deviation with `correction` (NumPy's `ddof`)."""
+    def storage_offset(self) -> Any:
+        """PyTorch's ``x.storage_offset()``: elements from the storage's start to the first one."""
+    def stride(self, dim = ...) -> Any:
+        """PyTorch's ``x.stride()``: the strides in elements (``x.strides`` is NumPy's, in bytes)."""
     @property
     def strides(self) -> Any: ...
+    @property
+    def strides_elements(self) -> Any: ...
     def sub(self, other, *, alpha = ...) -> Any:
         ...
     def sub_(self, other, *, alpha = ...) -> Any:
@@ -765,6 +775,8 @@ class ndarray:
         ...
     def unbind(self, dim = ...) -> Any:
         ...
+    def unfold(self, dimension, size, step) -> Any:
+        """PyTorch's ``x.unfold(dimension, size, step)``: every slice of ``size`` elements along"""
     def uniform_(self, a = ..., b = ..., *, generator = ...) -> Any:
         ...
     def unsqueeze(self, dim) -> Any:
@@ -800,6 +812,8 @@ def _add_at(x: ndarray, indices, values, axis = ...) -> Any:
     """x[indices] += values along axis (of the flattened x when axis is None), in place; repeated indices accumulate, in order."""
 def _argsort(x, axis: int, descending: bool, stable: bool) -> Any:
     """The int64 indices that sort x along axis."""
+def _as_strided(x: ndarray, shape, strides, offset: int, who: str) -> ndarray:
+    """A view of x's storage with the given shape, strides and offset (in elements); ValueError when it would reach outside the storage."""
 def _asarray(obj, dtype = ..., device = ..., copy = ..., writable: bool = ...) -> Any:
     ...
 def _backward(outputs, grads, retain_graph, create_graph: bool, inputs) -> Any:

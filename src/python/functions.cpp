@@ -421,6 +421,49 @@ void bind_manipulation(nb::module_& m) {
         },
         "x"_a, "(address of the array's storage, byte offset of its first element there).");
     m.def(
+        "_as_strided",
+        [](const Array& x, std::vector<int64_t> shape, std::vector<int64_t> strides,
+           int64_t offset, const std::string& who) {
+            // shape, strides (elements) and the offset (elements from the storage's start) of a
+            // view of x's storage; every element it reaches must lie in the storage.
+            if (shape.size() != strides.size())
+                throw ValueError(who + ": shape " + shape_str(Shape(shape)) + " and strides (" +
+                                 std::to_string(strides.size()) +
+                                 " values) need the same length");
+            const int64_t item = int64_t(x.itemsize());
+            const int64_t n = int64_t(x.storage()->nbytes()) / item;
+            int64_t lo = offset, hi = offset, count = 1;
+            for (size_t d = 0; d < shape.size(); ++d) {
+                if (shape[d] < 0)
+                    throw ValueError(who + ": negative dimension " + std::to_string(shape[d]) +
+                                     " in shape " + shape_str(Shape(shape)));
+                count *= shape[d] ? 1 : 0;
+            }
+            if (count) {
+                for (size_t d = 0; d < shape.size(); ++d) {
+                    int64_t span = 0;
+                    bool over = __builtin_mul_overflow(shape[d] - 1, strides[d], &span);
+                    over = over || __builtin_add_overflow(span < 0 ? lo : hi, span,
+                                                          span < 0 ? &lo : &hi);
+                    if (over)
+                        throw ValueError(who + ": shape " + shape_str(Shape(shape)) +
+                                         " with these strides overflows 64-bit offsets");
+                }
+                if (lo < 0 || hi >= n)
+                    throw ValueError(who + ": shape " + shape_str(Shape(shape)) +
+                                     " with these strides and offset " + std::to_string(offset) +
+                                     " reaches element " + std::to_string(lo < 0 ? lo : hi) +
+                                     " of a storage of " + std::to_string(n) + " elements");
+            } else if (offset < 0 || offset > n) {
+                throw ValueError(who + ": offset " + std::to_string(offset) +
+                                 " is outside a storage of " + std::to_string(n) + " elements");
+            }
+            return x.view(Shape(shape), Strides(strides), offset - x.offset());
+        },
+        "x"_a, "shape"_a, "strides"_a, "offset"_a, "who"_a,
+        "A view of x's storage with the given shape, strides and offset (in elements); "
+        "ValueError when it would reach outside the storage.");
+    m.def(
         "_add_at",
         [](const Array& x, nb::handle indices, nb::handle values, nb::handle axis) {
             Operand i = operand(indices, "ember.add_at");
