@@ -24,7 +24,7 @@ $(VENV)/.base:
 	$(VPY) -m pip install -q $(BASE_DEPS)
 	touch $@
 
-$(VENV)/.test: $(VENV)/.base
+$(VENV)/.test: $(VENV)/.base pyproject.toml
 	$(VPY) -m pip install -q $(TEST_DEPS)
 	touch $@
 

@@ -12,7 +12,7 @@ import numpy as _np
 
 import ember as _e
 
-from ._layer import flatten, map_structure, to_array
+from ._layer import flatten, host_strings, map_structure, to_array
 
 
 def _is_arraylike(x):
@@ -35,9 +35,14 @@ def _is_array_struct(x):
 
 def _to_device(x, device):
     """An ember array on `device` from an array-like (host data is copied to the device once;
-    an ember array on another device is moved explicitly, as the input pipeline would)."""
+    an ember array on another device is moved explicitly, as the input pipeline would). Text
+    (arrays of str, for TextVectorization) stays a NumPy array on the host."""
     if x is None:
         return None
+    if not isinstance(x, _e.ndarray):
+        text = host_strings(x)
+        if text is not None:
+            return text
     if isinstance(x, _e.ndarray):
         if device is not None and x.device != device:
             if x.device.type != "cpu":
@@ -99,7 +104,16 @@ class ArrayData:
         x, y, sw = self.x, self.y, self.sw
         if self.shuffle and self.n > 1:
             perm = initializers.global_rng().permutation(self.n, device=self.device)
-            x, y, sw = map_structure(lambda a: None if a is None else a[perm], (x, y, sw))
+            host = None  # the permutation on the host, for text arrays (read back once)
+            if any(isinstance(a, _np.ndarray) for a in flatten((x, y, sw))):
+                host = _np.asarray(_e.asnumpy(perm))
+
+            def take(a):
+                if a is None:
+                    return None
+                return a[host] if isinstance(a, _np.ndarray) else a[perm]
+
+            x, y, sw = map_structure(take, (x, y, sw))
         bs, n = self.batch_size, self.n
         plain = all(t is None or isinstance(t, _e.ndarray) for t in (x, y, sw))
         for _ in range(self.steps):

@@ -242,6 +242,26 @@ def standardize_shape(shape, who, name="shape"):
     return out
 
 
+def host_strings(x):
+    """`x` as a NumPy array of strings when it is text (str, bytes, or a list/array of them),
+    else None: text stays on the host (ember arrays hold numbers), as TextVectorization takes it."""
+    if isinstance(x, (str, bytes)):
+        return _np.asarray(x)
+    if isinstance(x, _np.ndarray):
+        if x.dtype.kind in "US":
+            return x
+        if x.dtype.kind == "O" and x.size and isinstance(x.flat[0], (str, bytes)):
+            return x
+        return None
+    if isinstance(x, (list, tuple)) and x:
+        first = x[0]
+        while isinstance(first, (list, tuple)) and first:
+            first = first[0]
+        if isinstance(first, (str, bytes)):
+            return _np.asarray(x, dtype=object if isinstance(first, bytes) else None)
+    return None
+
+
 def to_array(x, dtype=None, device=None):
     """An ember array from an array-like: NumPy float64 becomes float32 (Keras's floatx)."""
     if isinstance(x, _e.ndarray):
@@ -319,6 +339,10 @@ class Layer(Module):
         sig = inspect.signature(self.call).parameters
         d["_call_takes_training"] = "training" in sig
         d["_call_takes_mask"] = "mask" in sig
+        d["_call_params"] = list(sig)
+        # Keras 3's `<input>_mask` parameters (MultiHeadAttention's query_mask, value_mask,
+        # key_mask): a functional model passes the mask of the tensor given as `<input>`
+        d["_call_mask_args"] = tuple(p for p in sig if p.endswith("_mask") and p[:-5] in sig)
 
     # ---- properties ----
 
@@ -578,7 +602,8 @@ class Layer(Module):
                 return x.astype(_e.float32)
             return x
         if isinstance(x, (_np.ndarray, list, float, int)):
-            return to_array(x)
+            text = host_strings(x) if not isinstance(x, (float, int)) else None
+            return text if text is not None else to_array(x)
         return x
 
     def _symbolic_call(self, inputs, rest, kwargs):
@@ -588,14 +613,14 @@ class Layer(Module):
         if not self.built:
             self._maybe_build(shapes)
         kw = {k: v for k, v in kwargs.items() if k not in ("training", "mask")}
-        out_shapes = self.compute_output_shape(shapes)
+        out_shapes = self._call_output_shapes(shapes, rest, kw)
         node_index = len(self._inbound_nodes)
         dtype = self._output_dtype(inputs)
         if _is_single_shape(out_shapes):
             outputs = KerasTensor(out_shapes, dtype, history=(self, node_index, 0))
         else:
             counter = iter(range(10**9))
-            outputs = map_structure(
+            outputs = _map_shapes(  # each shape is a leaf (map_structure would walk into it)
                 lambda s: KerasTensor(s, dtype, history=(self, node_index, next(counter))),
                 _shapes_as_structure(out_shapes),
             )
@@ -605,8 +630,21 @@ class Layer(Module):
         self._inbound_nodes.append(Node(self, (inputs,) + tuple(rest), kw, outputs))
         return outputs
 
+    def _call_output_shapes(self, shapes, rest, kwargs):
+        """The output shape(s) of a symbolic call: ``compute_output_shape`` of the first input's
+        shapes; a layer of several call inputs or shape-changing options (MultiHeadAttention)
+        overrides this."""
+        return self.compute_output_shape(shapes)
+
     def _output_dtype(self, inputs):
         return self.dtype
+
+    def _call_argument(self, name, args, kwargs):
+        """The value given for `call`'s parameter `name` in a call ``(args, kwargs)``."""
+        if name in kwargs:
+            return kwargs[name]
+        i = self._call_params.index(name) if name in self._call_params else len(args)
+        return args[i] if i < len(args) else None
 
     # ---- config ----
 

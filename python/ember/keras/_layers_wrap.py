@@ -1,6 +1,8 @@
-"""Keras's ``TimeDistributed`` (a layer applied to every time step, as one call over the
-batch and time dimensions merged) and the ``Normalization`` preprocessing layer (``adapt`` to
-data: per-feature mean and variance as non-trainable weights; ``invert=True`` undoes it)."""
+"""Keras's wrappers ``TimeDistributed`` (a layer applied to every time step, as one call over
+the batch and time dimensions merged) and ``Bidirectional`` (a recurrent layer run forwards and,
+as a copy with ``go_backwards=True``, backwards, the outputs merged), and the ``Normalization``
+preprocessing layer (``adapt`` to data: per-feature mean and variance as non-trainable weights;
+``invert=True`` undoes it)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import ember as _e
 
 from ._layer import Layer, register
 
-__all__ = ["Normalization", "TimeDistributed"]
+__all__ = ["Bidirectional", "Normalization", "TimeDistributed"]
 
 _EPSILON = 1e-7  # keras.config.epsilon()
 
@@ -63,6 +65,172 @@ class TimeDistributed(Layer):
         config = dict(config)
         layer = deserialize_layer(config.pop("layer"), custom_objects)
         return cls(layer, **config)
+
+
+_MERGE_MODES = ("sum", "mul", "ave", "concat", None)
+
+
+def _removeprefix(name, prefix):
+    return name[len(prefix) :] if name.startswith(prefix) else name
+
+
+@register
+class Bidirectional(Layer):
+    """Runs `layer` (an LSTM, GRU or SimpleRNN) over the sequence and a fresh copy of it with
+    ``go_backwards=True`` (or `backward_layer`), and merges the two outputs (`merge_mode`
+    ``"concat"``, ``"sum"``, ``"mul"``, ``"ave"``, or None for the list of both). With
+    ``return_sequences`` the backward output is flipped back to the input's time order; with
+    ``return_state`` the forward layer's states follow the output, then the backward layer's.
+    Weights: the forward layer's, then the backward layer's (Keras's order)."""
+
+    supports_masking = True
+
+    def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
+        from ._saving import deserialize_layer, serialize_layer
+
+        if not isinstance(layer, Layer):
+            raise ValueError(
+                "Please initialize `Bidirectional` layer with a `keras.layers.Layer` instance. "
+                f"Received: {layer}"
+            )
+        if backward_layer is not None and not isinstance(backward_layer, Layer):
+            raise ValueError(
+                "`backward_layer` need to be a `keras.layers.Layer` instance. Received: "
+                f"{backward_layer}"
+            )
+        if merge_mode not in _MERGE_MODES:
+            raise ValueError(
+                f"Invalid merge mode. Received: {merge_mode}. Merge mode should be one of "
+                '{"sum", "mul", "ave", "concat", None}'
+            )
+        for who, la in (("layer", layer), ("backward_layer", backward_layer)):
+            if la is not None and not all(
+                hasattr(la, a) for a in ("go_backwards", "return_sequences", "return_state")
+            ):
+                raise ValueError(
+                    f"Bidirectional: `{who}` must be a recurrent layer (with `go_backwards`, "
+                    "`return_sequences` and `return_state`, as LSTM, GRU and SimpleRNN have). "
+                    f"Received: {who}={type(la).__name__}"
+                )
+        super().__init__(**kwargs)
+        # fresh layers from the config, so that nothing of `layer`'s state is carried over
+        conf = serialize_layer(layer)
+        conf["config"]["name"] = "forward_" + _removeprefix(layer.name, "forward_")
+        self.forward_layer = deserialize_layer(conf)
+        if backward_layer is None:
+            conf = serialize_layer(layer)
+            conf["config"]["go_backwards"] = True
+            conf["config"]["name"] = "backward_" + _removeprefix(layer.name, "backward_")
+            backward_layer = deserialize_layer(conf)
+        self.backward_layer = backward_layer
+        self._verify_layer_config()
+        self.merge_mode = merge_mode
+        self.__dict__["_initial_weights"] = None if weights is None else list(weights)
+        self.stateful = bool(getattr(layer, "stateful", False))
+        self.return_sequences = bool(layer.return_sequences)
+        self.return_state = bool(layer.return_state)
+
+    def _verify_layer_config(self):
+        fw, bw = self.forward_layer, self.backward_layer
+        if fw.go_backwards == bw.go_backwards:
+            raise ValueError(
+                "Forward layer and backward layer should have different `go_backwards` value. "
+                f"Received: forward_layer.go_backwards {fw.go_backwards}, "
+                f"backward_layer.go_backwards={bw.go_backwards}"
+            )
+        for a in ("stateful", "return_sequences", "return_state"):
+            f, b = getattr(fw, a, False), getattr(bw, a, False)
+            if f != b:
+                raise ValueError(
+                    "Forward layer and backward layer are expected to have the same value for "
+                    f'attribute "{a}", got "{f}" for forward layer and "{b}" for backward layer'
+                )
+
+    def build(self, sequences_shape, initial_state_shape=None):
+        for la in (self.forward_layer, self.backward_layer):
+            if not la.built:
+                la._maybe_build(tuple(sequences_shape))
+        w = self._initial_weights
+        if w:
+            half = len(w) // 2
+            self.forward_layer.set_weights(w[:half])
+            self.backward_layer.set_weights(w[half:])
+            self.__dict__["_initial_weights"] = None
+
+    def call(self, sequences, initial_state=None, mask=None, training=False):
+        kw = {"training": training}
+        if mask is not None:
+            kw["mask"] = mask
+        fs = bs = None
+        if initial_state is not None:
+            states = list(initial_state) if isinstance(initial_state, (list, tuple)) else None
+            if states is None or len(states) % 2:
+                raise ValueError(
+                    "Bidirectional: initial_state must be a list of the forward layer's states "
+                    f"followed by the backward layer's; got {initial_state!r}"
+                )
+            half = len(states) // 2
+            fs, bs = states[:half], states[half:]
+        y = self.forward_layer(sequences, initial_state=fs, **kw)
+        y_rev = self.backward_layer(sequences, initial_state=bs, **kw)
+        states = []
+        if self.return_state:
+            states = list(y[1:]) + list(y_rev[1:])
+            y, y_rev = y[0], y_rev[0]
+        if self.return_sequences:
+            y_rev = _e.flip(y_rev, axis=1)  # the backward layer emits its steps last-to-first
+        mode = self.merge_mode
+        if mode == "concat":
+            out = _e.concat([y, y_rev], axis=-1)
+        elif mode == "sum":
+            out = y + y_rev
+        elif mode == "ave":
+            out = (y + y_rev) / 2
+        elif mode == "mul":
+            out = y * y_rev
+        else:
+            out = [y, y_rev]
+        if self.return_state:
+            return (out if mode is None else [out]) + states
+        return out
+
+    def compute_output_shape(self, sequences_shape, initial_state_shape=None):
+        out = self.forward_layer.compute_output_shape(tuple(sequences_shape))
+        states = []
+        if self.return_state:
+            out, states = tuple(out[0]), [tuple(s) for s in out[1:]]
+        if self.merge_mode == "concat":
+            out = out[:-1] + (None if out[-1] is None else 2 * out[-1],)
+        outs = [out, out] if self.merge_mode is None else [out]
+        if self.return_state:
+            return outs + states + states
+        return outs if self.merge_mode is None else out
+
+    def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
+        return mask if self.return_sequences else None
+
+    def get_config(self):
+        from ._saving import serialize_layer
+
+        return {
+            **super().get_config(),
+            "merge_mode": self.merge_mode,
+            "layer": serialize_layer(self.forward_layer),
+            "backward_layer": serialize_layer(self.backward_layer),
+        }
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from ._saving import deserialize_layer
+
+        config = dict(config)
+        config["layer"] = deserialize_layer(config["layer"], custom_objects)
+        backward = config.pop("backward_layer", None)
+        if backward is not None:
+            config["backward_layer"] = deserialize_layer(backward, custom_objects)
+        return cls(**config)
 
 
 @register

@@ -275,6 +275,10 @@ class Functional(Model):
             mask = masks.get(id(first)) if isinstance(first, KerasTensor) else None
             if mask is not None and node.layer._call_takes_mask and "mask" not in kwargs:
                 kwargs["mask"] = mask
+            for name in node.layer._call_mask_args:  # query_mask= the mask of `query`, ...
+                src = node.layer._call_argument(name[:-5], node.args, node.kwargs)
+                if name not in kwargs and isinstance(src, KerasTensor) and id(src) in masks:
+                    kwargs[name] = masks[id(src)]
             out = node.layer(*args, training=training, **kwargs)
             out_mask = node.layer.compute_mask(args[0] if args else None, mask)
             for t, v in zip(node.output_tensors, flatten(out), strict=True):

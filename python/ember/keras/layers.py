@@ -1,6 +1,7 @@
 """ember.keras.layers: Keras's layers (channels_last images, Keras's weight layouts)."""
 
 from ._layer import Input, InputLayer, Layer
+from ._layers_attention import MultiHeadAttention
 from ._layers_conv import (
     AveragePooling1D,
     AveragePooling2D,
@@ -41,7 +42,8 @@ from ._layers_core import (
     Subtract,
 )
 from ._layers_rnn import GRU, LSTM, SimpleRNN
-from ._layers_wrap import Normalization, TimeDistributed
+from ._layers_text import TextVectorization
+from ._layers_wrap import Bidirectional, Normalization, TimeDistributed
 
 __all__ = [
     "AveragePooling1D",
@@ -49,6 +51,7 @@ __all__ = [
     "AvgPool1D",
     "AvgPool2D",
     "BatchNormalization",
+    "Bidirectional",
     "Conv1D",
     "Conv2D",
     "GRU",
@@ -59,12 +62,14 @@ __all__ = [
     "LSTM",
     "LayerNormalization",
     "MaxPool1D",
+    "MultiHeadAttention",
     "Normalization",
     "TimeDistributed",
     "MaxPool2D",
     "MaxPooling1D",
     "MaxPooling2D",
     "SimpleRNN",
+    "TextVectorization",
     "ZeroPadding1D",
     "ZeroPadding2D",
     "Activation",
