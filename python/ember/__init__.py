@@ -300,6 +300,9 @@ _torch_more.install(globals())
 from . import _strided  # noqa: E402
 
 _strided.install()
+from . import _torch_extra  # noqa: E402
+
+_torch_extra.install(globals())
 as_strided = _strided.as_strided
 __all__ += ["as_strided"]
 Size = _torch_methods.Size
@@ -308,7 +311,10 @@ from . import utils  # noqa: E402
 
 # Subpackages that import on first use (``ember.keras``, ``ember.frame``...), so ``import
 # ember`` does not pay for them.
-_LAZY_SUBMODULES = ("backends", "config", "dask", "frame", "keras", "lib", "ml", "ndimage")
+_LAZY_SUBMODULES = (
+    "backends", "config", "dask", "distributions", "frame", "func", "keras", "lib", "ml",
+    "ndimage", "special", "testing",
+)  # fmt: skip
 
 
 def __getattr__(name):

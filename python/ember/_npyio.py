@@ -119,15 +119,31 @@ def load(
     *,
     max_header_size=10000,
     device=None,
+    weights_only=None,
+    map_location=None,
 ):
     """NumPy's ``load``, with ember arrays on `device` (None: the default device), and ember's
     safetensors files too: the format is told by the file's first bytes (see the module).
+    PyTorch's keywords: ``map_location`` (a device or its name) is `device`;
+    ``weights_only=False`` allows a pickle (True or None: arrays and dicts only).
 
     ``.npy`` gives an array; ``.npz`` an NpzFile (close it, or use ``with``); a pickle (only
     with ``allow_pickle=True``) whatever it holds; safetensors the saved dict (or array). Object
     arrays, which ember cannot hold, come back as NumPy arrays. `mmap_mode` maps the file, but
     the values are then copied into the ember array.
     """
+    if map_location is not None:
+        if device is not None:
+            raise TypeError("ember.load: give device= or map_location=, not both")
+        if callable(map_location) or isinstance(map_location, dict):
+            raise TypeError(
+                "ember.load: map_location must be a device or a device name (functions and "
+                f"dicts are not supported), got {map_location!r}"
+            )
+        device = map_location
+    user_pickle = allow_pickle
+    if weights_only is False:
+        allow_pickle = True
     head = _peek(file)
     np_kwargs = {
         "mmap_mode": mmap_mode,
@@ -147,7 +163,7 @@ def load(
             "ember.load: this file is not NumPy's (.npy, .npz or a pickle); safetensors files "
             "are read from a path"
         )
-    if mmap_mode is not None or allow_pickle:
+    if mmap_mode is not None or user_pickle:
         raise TypeError("ember.load: mmap_mode= and allow_pickle= are for NumPy's files")
     return _load_safetensors(file, device, "ember.load")
 

@@ -644,6 +644,7 @@ _LAZY = {
     "HostCompilerError": ("_host", "HostCompilerError"),
     "reduce": ("_ufuncs", "reduce"),
     "random": ("random", None),
+    "amp": ("amp", None),
 }
 
 

@@ -14,7 +14,7 @@ from ._attention import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
-from ._container import ModuleDict, ModuleList, Sequential
+from ._container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from ._layers import (
     GELU,
     BatchNorm1d,
@@ -174,6 +174,8 @@ __all__ = [
     "MSELoss",
     "Module",
     "ModuleDict",
+    "ParameterDict",
+    "ParameterList",
     "ModuleList",
     "NLLLoss",
     "Parameter",

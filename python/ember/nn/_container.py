@@ -1,4 +1,5 @@
-"""Containers of modules: Sequential, ModuleList, ModuleDict."""
+"""Containers of modules: Sequential, ModuleList, ModuleDict; of parameters: ParameterList,
+ParameterDict."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Iterable, Mapping
 
 from ._module import Module, _addindent
 
-__all__ = ["ModuleDict", "ModuleList", "Sequential"]
+__all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
 
 
 def _index(idx, n, who):
@@ -262,3 +263,174 @@ class ModuleDict(Module):
                     f"ModuleDict update sequence element #{j} has length {len(pair)}; 2 is required"
                 )
             self[pair[0]] = pair[1]
+
+
+def _as_parameter(value):
+    """PyTorch's rule for parameter containers: arrays become Parameters; Parameters and other
+    values are kept."""
+    from ._parameter import Parameter
+
+    try:
+        from .._core import ndarray
+    except ImportError:  # pragma: no cover
+        return value
+    if isinstance(value, ndarray) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+class ParameterList(Module):
+    """A list of parameters, registered as "0", "1", ... (arrays given become Parameters)."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self.extend(values)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)([self[i] for i in range(len(self))[idx]])
+        return getattr(self, str(_index(idx, len(self), "ParameterList")))
+
+    def __setitem__(self, idx, param):
+        setattr(self, str(_index(idx, len(self), "ParameterList")), _as_parameter(param))
+
+    def __len__(self):
+        return self._size
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __iadd__(self, params):
+        return self.extend(params)
+
+    def __dir__(self):
+        return [k for k in super().__dir__() if not k.isdigit()]
+
+    def append(self, value):
+        """Adds `value` at the end; returns self."""
+        n = len(self)
+        self._size = n + 1
+        setattr(self, str(n), _as_parameter(value))
+        return self
+
+    def extend(self, values):
+        """Appends every value of the iterable `values`; returns self."""
+        if not isinstance(values, Iterable) or isinstance(values, (str, bytes)):
+            raise TypeError(
+                "ParameterList.extend should be called with an iterable, but got "
+                + type(values).__name__
+            )
+        for v in list(values):
+            self.append(v)
+        return self
+
+    def extra_repr(self):
+        lines = []
+        for i, p in enumerate(self):
+            if hasattr(p, "shape"):
+                lines.append(
+                    f"({i}): Parameter containing: [{type(p).__name__} of size "
+                    f"{'x'.join(str(s) for s in p.shape)}]"
+                )
+            else:
+                lines.append(f"({i}): Object of type: {type(p).__name__}")
+        return "\n".join(lines)
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters by name (arrays given become Parameters)."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        if key not in self._keys:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __setitem__(self, key, value):
+        if not isinstance(key, str):
+            raise TypeError(f"ParameterDict keys must be strings, got {type(key).__name__}")
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key):
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def __or__(self, other):
+        out = ParameterDict(self.items())
+        out.update(other)
+        return out
+
+    def keys(self):
+        return self._keys.keys()
+
+    def items(self):
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self):
+        return (self[k] for k in self._keys)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def clear(self):
+        for k in list(self._keys):
+            del self[k]
+
+    def copy(self):
+        return ParameterDict(self.items())
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def update(self, values):
+        """Adds the (name, value) pairs of a mapping or an iterable of pairs."""
+        if isinstance(values, (Mapping, ParameterDict)):
+            items = values.items()
+        elif isinstance(values, Iterable):
+            items = []
+            for j, pair in enumerate(values):
+                pair = list(pair)
+                if len(pair) != 2:
+                    raise ValueError(
+                        f"ParameterDict update sequence element #{j} has length {len(pair)}; "
+                        "2 is required"
+                    )
+                items.append(pair)
+        else:
+            raise TypeError(
+                "ParameterDict.update should be called with an iterable of key/value pairs, "
+                "but got " + type(values).__name__
+            )
+        for k, v in items:
+            self[k] = v
+
+    def extra_repr(self):
+        return "\n".join(
+            f"({k}): Parameter containing: [{type(v).__name__} of size "
+            f"{'x'.join(str(s) for s in v.shape)}]"
+            for k, v in self.items()
+        )

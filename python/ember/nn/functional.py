@@ -103,6 +103,7 @@ from ._functional_norm import (
     layer_norm,
     rms_norm,
 )
+from ._functional_sample import affine_grid, glu, grid_sample, gumbel_softmax
 
 __all__ = [
     "dropout2d",
@@ -127,6 +128,10 @@ __all__ = [
     "pixel_shuffle",
     "unfold",
     "scaled_dot_product_attention",
+    "affine_grid",
+    "glu",
+    "grid_sample",
+    "gumbel_softmax",
     "celu",
     "cosine_embedding_loss",
     "cosine_similarity",

@@ -1,5 +1,6 @@
-"""PyTorch's ``torch.utils`` path: ``ember.utils.data`` is :mod:`ember.data`."""
+"""PyTorch's ``torch.utils`` path: ``ember.utils.data`` is :mod:`ember.data`;
+``ember.utils.checkpoint`` is activation checkpointing."""
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
