@@ -13,6 +13,7 @@ __all__ = [
     "base",
     "clone",
     "cluster",
+    "compose",
     "decomposition",
     "exceptions",
     "impute",
@@ -28,6 +29,7 @@ __all__ = [
 _SUBMODULES = {
     "base",
     "cluster",
+    "compose",
     "decomposition",
     "exceptions",
     "impute",

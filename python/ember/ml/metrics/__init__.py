@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._classification import classification_report, precision_recall_fscore_support
 from ._cluster import silhouette_samples, silhouette_score
 from ._scores import (
     accuracy_score,
@@ -29,6 +30,7 @@ from .pairwise import (
 __all__ = [
     "accuracy_score",
     "auc",
+    "classification_report",
     "confusion_matrix",
     "cosine_distances",
     "cosine_similarity",
@@ -39,6 +41,7 @@ __all__ = [
     "mean_absolute_error",
     "mean_squared_error",
     "pairwise_distances",
+    "precision_recall_fscore_support",
     "precision_score",
     "r2_score",
     "recall_score",

@@ -36,7 +36,8 @@ def check_cv(cv=5, y=None, *, classifier=False):
 
 
 def get_scorer(scoring):
-    """A ``scorer(estimator, X, y)`` for a metric name (or the callable itself)."""
+    """A ``scorer(estimator, X, y, sample_weight=None)`` for a metric name (or the callable
+    itself)."""
     if callable(scoring):
         return scoring
     from .. import metrics
@@ -49,7 +50,7 @@ def get_scorer(scoring):
         "neg_mean_absolute_error": (metrics.mean_absolute_error, -1, False),
         "explained_variance": (metrics.explained_variance_score, 1, False),
         "f1": (metrics.f1_score, 1, False),
-        "f1_macro": (lambda a, b: metrics.f1_score(a, b, average="macro"), 1, False),
+        "f1_macro": (lambda a, b, **kw: metrics.f1_score(a, b, average="macro", **kw), 1, False),
         "precision": (metrics.precision_score, 1, False),
         "recall": (metrics.recall_score, 1, False),
         "roc_auc": (metrics.roc_auc_score, 1, True),
@@ -60,14 +61,15 @@ def get_scorer(scoring):
         )
     fn, sign, proba = table[scoring]
 
-    def scorer(est, X, y):
+    def scorer(est, X, y, sample_weight=None):
+        kw = {} if sample_weight is None else {"sample_weight": sample_weight}
         if proba:
             if hasattr(est, "decision_function"):
                 s = est.decision_function(X)
             else:
                 s = est.predict_proba(X)[:, 1]
-            return sign * fn(y, s)
-        return sign * fn(y, est.predict(X))
+            return sign * fn(y, s, **kw)
+        return sign * fn(y, est.predict(X), **kw)
 
     return scorer
 

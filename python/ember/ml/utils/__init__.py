@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._bunch import Bunch
 from .validation import (
     as_float_array,
     check_array,
@@ -12,6 +13,7 @@ from .validation import (
 )
 
 __all__ = [
+    "Bunch",
     "as_float_array",
     "check_array",
     "check_consistent_length",

@@ -8,7 +8,7 @@ import ember
 
 from .validation import is_ember, to_device
 
-__all__ = ["encode_labels", "decode_labels", "encode_with_classes"]
+__all__ = ["encode_labels", "decode_labels", "encode_with_classes", "label_positions"]
 
 
 def encode_labels(y, device):
@@ -54,3 +54,31 @@ def decode_labels(classes, idx, kind):
     if c.dtype.kind in "OUS":
         return c[ember.asnumpy(idx)]
     return ember.take(to_device(c, idx.device), idx)
+
+
+def label_positions(y, classes, device):
+    """Position of each label of ``y`` in ``classes`` (any order), -1 where absent, as int64 on
+    ``device``. Ember labels are matched on their device (sort + ``searchsorted``); host labels
+    (possibly strings) with NumPy, and only the positions are sent to ``device`` (kept as NumPy
+    when ``device`` is None)."""
+    numeric = is_ember(classes) or np.asarray(classes).dtype.kind not in "OUS"
+    if device is not None and is_ember(y) and numeric:
+        c = to_device(classes if is_ember(classes) else np.asarray(classes), y.device)
+        if c.shape[0] == 0:
+            return to_device(ember.full(y.shape, -1, dtype=ember.int64, device=y.device), device)
+        order = ember.argsort(c)
+        s = ember.take(c, order)
+        pos = ember.clip(ember.searchsorted(s, y), 0, s.shape[0] - 1)
+        hit = ember.take(s, pos) == y
+        out = ember.where(hit, ember.take(order, pos), -1).astype(ember.int64)
+        return to_device(out, device)
+    c = ember.asnumpy(classes) if is_ember(classes) else np.asarray(classes)
+    yh = ember.asnumpy(y) if is_ember(y) else np.asarray(y)
+    if c.shape[0] == 0:
+        out = np.full(yh.shape, -1, dtype=np.int64)
+    else:
+        order = np.argsort(c, kind="stable")
+        s = c[order]
+        pos = np.clip(np.searchsorted(s, yh), 0, len(s) - 1)
+        out = np.where(s[pos] == yh, order[pos], -1).astype(np.int64)
+    return out if device is None else to_device(out, device)

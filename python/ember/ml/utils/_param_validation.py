@@ -15,7 +15,7 @@ import numpy as np
 
 from ..exceptions import InvalidParameterError, sklearn_compatible
 
-__all__ = ["Interval", "StrOptions", "Options", "validate_parameter_constraints"]
+__all__ = ["HasMethods", "Interval", "StrOptions", "Options", "validate_parameter_constraints"]
 
 
 class Interval:
@@ -80,6 +80,21 @@ class Options:
 
     def __str__(self):
         return f"one of {sorted(self.options, key=repr)!r}"
+
+
+class HasMethods:
+    """Objects with all of the named methods (an estimator given as a parameter)."""
+
+    def __init__(self, methods):
+        self.methods = [methods] if isinstance(methods, str) else list(methods)
+
+    def is_satisfied_by(self, val):
+        return all(callable(getattr(val, m, None)) for m in self.methods)
+
+    def __str__(self):
+        names = [repr(m) for m in self.methods]
+        text = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        return f"an object implementing {text}"
 
 
 def _satisfied(constraint, val):
