@@ -147,14 +147,9 @@ def test_pivot_table_crosstab_melt(device):
     df = fd.from_pandas(pdf, device=device)
     same(
         df.pivot_table(values="w", index="ki", columns="ks", aggfunc="sum"),
-        pdf.pivot_table(values="w", index="ki", columns="ks", aggfunc="sum").rename_axis(
-            columns=None
-        ),
+        pdf.pivot_table(values="w", index="ki", columns="ks", aggfunc="sum"),
     )
-    same(
-        fd.crosstab(df["ki"], df["ks"]),
-        pd.crosstab(pdf["ki"], pdf["ks"]).rename_axis(index="ki", columns=None),
-    )
+    same(fd.crosstab(df["ki"], df["ks"]), pd.crosstab(pdf["ki"], pdf["ks"]))
     small = pd.DataFrame({"id": [1, 2], "a": [3, 4], "b": [5, 6]})
     same(fd.DataFrame(small, device=device).melt(id_vars="id"), small.melt(id_vars="id"))
 

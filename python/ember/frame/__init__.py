@@ -8,6 +8,8 @@ data, ``to_pandas``/``to_numpy``/``repr``, file I/O, and the scalar results pand
 
 from __future__ import annotations
 
+from .binning import Categorical, cut, interval_range, qcut
+from .convert import factorize, to_numeric, to_timedelta, unique
 from .dataframe import DataFrame
 from .dtypes import CategoricalDtype
 from .index import Index, MultiIndex, RangeIndex
@@ -151,4 +153,12 @@ __all__ = [
     "Timestamp",
     "Timedelta",
     "date_range",
+    "cut",
+    "qcut",
+    "Categorical",
+    "interval_range",
+    "to_numeric",
+    "to_timedelta",
+    "factorize",
+    "unique",
 ]

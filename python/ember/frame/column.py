@@ -359,8 +359,17 @@ def from_pandas_index(index, device) -> Column:
     return from_pandas_series(pd.Series(index, copy=False), device)
 
 
+def _interval_labels(s: pd.Series, device) -> Column:
+    """Intervals have no device layout: they are held as their text (``"(0.5, 1.0]"``), which is
+    what category columns of intervals (``cut``'s result) decode to, as pandas' ``astype(str)``."""
+    vals = [None if pd.isna(v) else str(v) for v in s.tolist()]
+    return from_arrow(pa.array(vals, type=pa.large_string()), device)
+
+
 def from_pandas_series(s: pd.Series, device) -> Column:
     dt = s.dtype
+    if isinstance(dt, pd.IntervalDtype):
+        return _interval_labels(s, device)
     if isinstance(dt, np.dtype) and dt.kind in "iufb":
         if dt == np.float16:
             raise TypeError("ember.frame: unsupported dtype float16")
@@ -376,7 +385,9 @@ def from_pandas_series(s: pd.Series, device) -> Column:
         cats = from_pandas_index(dt.categories, device)
         mask = _to_dev(codes >= 0, device) if (codes < 0).any() else None
         dtype = dt
-        if _dt.is_string(cats.dtype) and not isinstance(dt.categories.dtype, pd.StringDtype):
+        if _dt.is_string(cats.dtype) and not isinstance(
+            dt.categories.dtype, (pd.StringDtype, pd.IntervalDtype)
+        ):
             dtype = pd.CategoricalDtype(dt.categories.astype(_dt.STRING), ordered=dt.ordered)
         return Column(
             dtype, _to_dev(np.maximum(codes, 0).astype(np.int32), device), mask, None, None, cats
@@ -392,6 +403,8 @@ def from_pandas_series(s: pd.Series, device) -> Column:
             return from_pandas_series(pd.Series(pd.to_datetime(s)), device)
         if inferred in ("timedelta", "timedelta64"):
             return from_pandas_series(pd.Series(pd.to_timedelta(s)), device)
+        if inferred == "mixed" and _is_listlike_values(s):
+            return from_arrow(pa.array(s.tolist(), from_pandas=True), device)  # list column
         raise TypeError(f"ember.frame: cannot hold object values of inferred type {inferred!r}")
     unit = None
     del unit
@@ -420,6 +433,9 @@ def from_values(values, device, dtype=None) -> Column:
             values = list(values) if not isinstance(values, (list, tuple)) else values
             if not values and dtype is not None:
                 return Column.full_null(_dt.normalize(dtype, func="Series"), 0, device)
+            if _is_listlike_values(values):
+                col = from_arrow(pa.array(list(values), from_pandas=True), device)
+                return col if dtype is None else astype(col, dtype)
             arr = np.asarray(values) if values else np.asarray([], dtype=np.float64)
             if arr.dtype == object or arr.dtype.kind in "US":
                 col = from_pandas_series(pd.Series(list(values), dtype=object), device)
@@ -430,6 +446,15 @@ def from_values(values, device, dtype=None) -> Column:
     if dtype is not None:
         col = astype(col, dtype)
     return col
+
+
+def _is_listlike_values(values):
+    """Do the (non-missing) values hold lists (a list column), as ``[[1, 2], [3]]``?"""
+    for v in values:
+        if v is None or (isinstance(v, float) and v != v):
+            continue
+        return isinstance(v, (list, tuple, np.ndarray))
+    return False
 
 
 def astype(col, dtype, func="astype"):

@@ -11,10 +11,11 @@ import ember as _em
 from .column import Column, from_arrow, from_values
 from .frame_base import FrameBase, default_device
 from .frame_methods import FrameMethods
+from .frame_more import FrameMore
 from .index import Index, RangeIndex, as_index
 
 
-class DataFrame(FrameMethods, FrameBase):
+class DataFrame(FrameMore, FrameMethods, FrameBase):
     """A table of device columns (``pandas.DataFrame``'s API)."""
 
     def __init__(self, data=None, index=None, columns=None, dtype=None, copy=None, device=None):
@@ -56,7 +57,16 @@ class DataFrame(FrameMethods, FrameBase):
     # ---- facts -------------------------------------------------------------------------------
     @property
     def columns(self):
-        return pd.Index(list(self._data.keys()))
+        """The column labels (host metadata). Tuple labels give a MultiIndex; the axis names and
+        the empty axis' dtype are kept where a method recorded them (``_colaxis``)."""
+        keys = list(self._data.keys())
+        proto = self.__dict__.get("_colaxis")
+        if not keys and proto is not None:
+            return proto[:0]
+        out = pd.Index(keys)
+        if proto is not None and proto.nlevels == out.nlevels:
+            out = out.set_names(proto.names)
+        return out
 
     @columns.setter
     def columns(self, names):
@@ -66,7 +76,16 @@ class DataFrame(FrameMethods, FrameBase):
                 f"ember.frame.DataFrame.columns: Length mismatch: Expected axis "
                 f"has {len(self._data)} elements, new values have {len(names)}"
             )
-        object.__setattr__(self, "_data", dict(zip(names, self._data.values(), strict=False)))
+        check_unique_labels(names, "DataFrame.columns")
+        object.__setattr__(self, "_data", dict(zip(names, self._data.values(), strict=True)))
+        object.__setattr__(self, "_colaxis", None)
+
+    def _with_colaxis(self, proto):
+        """Record the column axis' names/dtype (a pandas Index, metadata) and return self."""
+        if proto is not None and not isinstance(proto, pd.Index):
+            proto = pd.Index(proto)
+        object.__setattr__(self, "_colaxis", None if proto is None else proto[:0])
+        return self
 
     @property
     def dtypes(self):
@@ -120,7 +139,9 @@ class DataFrame(FrameMethods, FrameBase):
         out = pd.DataFrame(data) if data else pd.DataFrame()
         out.index = self.index.to_pandas()
         if not data:
-            out = pd.DataFrame(index=self.index.to_pandas())
+            out = pd.DataFrame(index=self.index.to_pandas(), columns=self.columns)
+        elif self.__dict__.get("_colaxis") is not None:
+            out.columns = self.columns
         return out
 
     def to_arrow(self, preserve_index=None):
@@ -219,7 +240,8 @@ class DataFrame(FrameMethods, FrameBase):
                     if len(missing) == len(key)
                     else f"{missing} not in index"
                 )
-            return DataFrame._from_columns({k: self._data[k] for k in key}, self.index)
+            out = DataFrame._from_columns({k: self._data[k] for k in key}, self.index)
+            return out._with_colaxis(self.columns)
         return self._column(key)
 
     def __getattr__(self, name):
@@ -312,7 +334,8 @@ class DataFrame(FrameMethods, FrameBase):
         return Series(row, device=self.device) if row.dtype != object else row
 
     def copy(self, deep=True):
-        return DataFrame._from_columns(dict(self._data), self.index)
+        out = DataFrame._from_columns(dict(self._data), self.index)
+        return out._with_colaxis(self.__dict__.get("_colaxis"))
 
     def assign(self, **kwargs):
         out = self.copy()
@@ -377,7 +400,10 @@ class DataFrame(FrameMethods, FrameBase):
             missing = [k for k in columns if k not in self._data]
             if missing:
                 raise KeyError(f"{missing} not found in axis")
-        return DataFrame._from_columns({fn(k): c for k, c in self._data.items()}, self.index)
+        names = [fn(k) for k in self._data]
+        check_unique_labels(names, "DataFrame.rename")
+        cols = dict(zip(names, self._data.values(), strict=True))
+        return DataFrame._from_columns(cols, self.index)
 
     def set_index(self, keys, drop=True, append=False):
         if append:
@@ -391,7 +417,7 @@ class DataFrame(FrameMethods, FrameBase):
                     raise KeyError(f"None of {missing} are in the columns")
                 idx = MultiIndex([self._data[k] for k in keys], list(keys))
                 cols = {k: c for k, c in self._data.items() if not (drop and k in keys)}
-                return DataFrame._from_columns(cols, idx)
+                return DataFrame._from_columns(cols, idx)._with_colaxis(self.columns)
             if len(keys) != 1:
                 raise NotImplementedError(
                     "ember.frame.DataFrame.set_index: several keys that are not column labels"
@@ -402,6 +428,7 @@ class DataFrame(FrameMethods, FrameBase):
                 raise KeyError(f"None of ['{keys}'] are in the columns")
             idx = Index(self._data[keys], name=keys)
             cols = {k: c for k, c in self._data.items() if not (drop and k == keys)}
+            return DataFrame._from_columns(cols, idx)._with_colaxis(self.columns)
         else:
             idx = as_index(keys._col if hasattr(keys, "_col") else keys, self.device)
             if hasattr(keys, "name"):
@@ -432,12 +459,30 @@ class DataFrame(FrameMethods, FrameBase):
         return DataFrame._from_columns(cols, new)
 
 
+def check_unique_labels(names, func):
+    """ember.frame's columns are a mapping: a label may name one column only (as cuDF's)."""
+    seen, dup = set(), []
+    for k in names:
+        try:
+            if k in seen and k not in dup:
+                dup.append(k)
+            seen.add(k)
+        except TypeError:
+            continue
+    if dup:
+        raise ValueError(
+            f"ember.frame.{func}: duplicate column labels {dup}; ember.frame (like cuDF) keeps "
+            "one column per label: rename them first"
+        )
+
+
 def _build(data, index, columns, dev):
     from .series import Series
 
     if data is None:
         data = {}
     if isinstance(data, pd.DataFrame):
+        check_unique_labels(list(data.columns), "DataFrame")
         cols = {k: from_values(data[k], dev) for k in data.columns}
         return cols, as_index(data.index if index is None else index, dev)
     if isinstance(data, (pa.Table, pa.RecordBatch)):

@@ -148,6 +148,19 @@ class DatetimeMethods:
     def normalize(self):
         return self.floor("D")
 
+    def strftime(self, date_format):
+        """Text of each time by a strftime format, built on the device (``strftime.py``)."""
+        from .strftime import strftime
+
+        self._require(True, "strftime")
+        return self._s._with(strftime(self._c, date_format))
+
+    def month_name(self, locale=None):
+        return self.strftime("%B")
+
+    def day_name(self, locale=None):
+        return self.strftime("%A")
+
     def floor(self, freq):
         t = _freq_ticks(freq, self._c.dtype, "floor")
         c = self._c

@@ -486,10 +486,12 @@ class FrameMethods:
         mask = evaluate(self, expr, kwargs.get("local_dict"))
         return self[mask]
 
-    def eval(self, expr):
-        from .query import evaluate
+    def eval(self, expr, *, inplace=False, local_dict=None, **kwargs):
+        """An expression of the columns (its value), or ``"c = a + b"`` assignments (a new
+        frame with those columns, or this one with ``inplace=True``)."""
+        from .query import eval_frame
 
-        return evaluate(self, expr, None)
+        return eval_frame(self, expr, inplace, local_dict)
 
     # ---- column-wise transforms --------------------------------------------------------------
     def shift(self, periods=1, fill_value=None):
@@ -518,16 +520,19 @@ class FrameMethods:
 
         return Rolling(self, window, min_periods, center)
 
-    def apply(self, func, axis=0, args=(), **kwargs):
+    def apply(self, func, axis=0, raw=False, result_type=None, args=(), **kwargs):
         """Apply an ember elementwise function to each column (axis=0) on the device; a
-        reduction function (returning a scalar per column) gives a Series."""
+        reduction function (returning a scalar per column) gives a Series. ``axis=1`` calls
+        ``func`` once per row with the row as a Series (slow, as pandas'; see
+        ``frame_more.apply_rows``)."""
         from .apply import apply_column
 
         if axis in (1, "columns"):
-            raise NotImplementedError(
-                "ember.frame.DataFrame.apply(axis=1): row-wise Python functions do not run on "
-                "the device; write the expression with column arithmetic instead"
-            )
+            from .frame_more import apply_rows
+
+            return apply_rows(self, func, raw, result_type, args, kwargs)
+        if axis not in (0, "index", "rows"):
+            raise ValueError(f"No axis named {axis} for object type DataFrame")
         outs = {
             k: apply_column(c, func, args, kwargs, "DataFrame.apply", allow_reduce=True)
             for k, c in self._data.items()
@@ -569,7 +574,9 @@ class FrameMethods:
             from .groupby import level_keys
 
             by = level_keys(self.index, level)
-        return GroupBy(self, by, as_index=as_index, sort=sort, dropna=dropna)
+        out = GroupBy(self, by, as_index=as_index, sort=sort, dropna=dropna)
+        out._group_keys = group_keys
+        return out
 
     def merge(
         self,

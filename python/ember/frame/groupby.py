@@ -11,6 +11,7 @@ import ember as _em
 
 from . import dtypes as _dt
 from .column import Column
+from .group_more import GroupByMore
 from .index import Index, MultiIndex
 from .keys import group_codes
 
@@ -264,7 +265,7 @@ def level_keys(index, level):
     return out
 
 
-class GroupBy:
+class GroupBy(GroupByMore):
     """``DataFrame.groupby(by)``: keys are column names, Series or an Index (same rows)."""
 
     def __init__(self, obj, by, as_index=True, sort=True, dropna=True, selection=None):
@@ -354,6 +355,9 @@ class GroupBy:
         return Column(col.dtype, data, mask, categories=col.categories)
 
     def _result_index(self):
+        fixed = self.__dict__.get("_fixed_index")  # resample's bins: labels made up front
+        if fixed is not None:
+            return fixed
         keys = [self._key_values(c) for c in self._key_cols]
         if len(keys) == 1:
             return Index(keys[0], name=self._key_names[0])
@@ -633,12 +637,6 @@ class GroupBy:
         size = _em.take(sizes.data, _em.clip(self._codes, 0, max(self.ngroups - 1, 0)))
         keep = pick(cc, size) & (self._codes >= 0)
         return self._obj._take(_em.nonzero(keep)[0])
-
-    def apply(self, func, *args, **kwargs):
-        raise NotImplementedError(
-            "ember.frame.groupby.apply: arbitrary Python per group does "
-            "not run on the device; use agg/transform"
-        )
 
 
 def _fname(how):

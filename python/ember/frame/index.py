@@ -11,7 +11,10 @@ from .column import Column, from_values
 
 
 class Index:
-    """Row labels held as a device column (what set_index, filters and group-by produce)."""
+    """Row labels held as a device column (what set_index, filters and group-by produce).
+    ``freq`` (host metadata, as a DatetimeIndex's) is kept by slices and given to pandas."""
+
+    freq = None
 
     def __init__(self, data, name=None, device=None, dtype=None):
         if isinstance(data, Column):
@@ -51,16 +54,23 @@ class Index:
         return self._col.device
 
     def to(self, device):
-        return Index(self._col.to(device), self.name)
+        out = Index(self._col.to(device), self.name)
+        out.freq = self.freq
+        return out
 
     def take(self, idx):
         return Index(self._col.take(idx), self.name)
 
     def slice(self, start, stop):
-        return Index(self._col.slice(start, stop), self.name)
+        out = Index(self._col.slice(start, stop), self.name)
+        out.freq = self.freq
+        return out
 
     def to_pandas(self):
-        return pd.Index(self._col.to_pandas(), name=self.name)
+        out = pd.Index(self._col.to_pandas(), name=self.name)
+        if self.freq is not None and isinstance(out, pd.DatetimeIndex):
+            out = pd.DatetimeIndex(out, freq=self.freq)
+        return out
 
     def to_numpy(self):
         return self.to_pandas().to_numpy()
@@ -267,7 +277,9 @@ def as_index(obj, device, n=None):
     if isinstance(obj, pd.RangeIndex):
         return RangeIndex(obj.start, obj.stop, obj.step, obj.name, device)
     if isinstance(obj, pd.Index):
-        return Index(obj, name=obj.name, device=device)
+        out = Index(obj, name=obj.name, device=device)
+        out.freq = getattr(obj, "freq", None)
+        return out
     return Index(obj, device=device)
 
 

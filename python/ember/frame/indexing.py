@@ -181,6 +181,29 @@ class ILoc(_Indexer):
     def __getitem__(self, key):
         return self._get(key, iloc_rows)
 
+    def __setitem__(self, key, value):
+        """Positional assignment: a scalar, or values shaped like the selection (rows of one
+        column, the columns of one row, or a 2-D block / DataFrame)."""
+        obj = self.obj
+        if not hasattr(obj, "_data"):
+            if isinstance(key, tuple):
+                raise IndexError("ember.frame: Too many indexers for a Series")
+            obj._col = set_positions(obj._col, iloc_rows(obj, key), value)
+            return
+        rkey, ckey = key if isinstance(key, tuple) and len(key) == 2 else (key, slice(None))
+        names = list(obj._data)
+        if isinstance(ckey, (int, np.integer)):
+            chosen = [names[int(ckey)]]
+        elif isinstance(ckey, slice):
+            chosen = names[ckey]
+        elif _is_bool_like(ckey):
+            chosen = [k for k, b in zip(names, list(ckey), strict=True) if b]
+        else:
+            chosen = [names[int(i)] for i in ckey]
+        rows = iloc_rows(obj, rkey)
+        for j, k in enumerate(chosen):
+            obj._data[k] = set_positions(obj._data[k], rows, _part(value, j, len(chosen), rows))
+
 
 class Loc(_Indexer):
     def __getitem__(self, key):
@@ -205,18 +228,50 @@ class Loc(_Indexer):
 
 def setitem_rows(series, key, value) -> Column:
     """The column of ``series`` with the rows chosen by ``key`` (loc rules) set to ``value``."""
+    return set_positions(series._col, loc_rows(series, key), value)
+
+
+def _part(value, j, ncols, rows):
+    """Column ``j``'s share of an iloc assignment's value."""
+    if np.isscalar(value) or value is None or value is pd.NA:
+        return value
+    if hasattr(value, "_data"):  # a DataFrame: its j-th column
+        return list(value._data.values())[j]
+    if hasattr(value, "_col"):
+        return value._col
+    ndim = getattr(value, "ndim", None) or np.ndim(value)
+    if ndim == 2:
+        return value[:, j]
+    if isinstance(rows, int) and ncols > 1:  # one row: one value per column
+        v = value[j]
+        return v.item() if hasattr(v, "item") else v
+    return value
+
+
+def set_positions(col, rows, value) -> Column:
+    """``col`` with the rows at ``rows`` (an int, ("slice", start, stop) or an int64 array) set
+    to ``value``: a scalar, None/NA (missing), or values (one per row) scattered into place."""
     from .missing import choose, scalar_column
 
-    col = series._col
     n = len(col)
-    rows = loc_rows(series, key)
+    dev = col.device
     if isinstance(rows, int):
-        rows = _em.asarray([rows], dtype=_em.int64, device=col.device)
+        rows = _em.asarray([rows], dtype=_em.int64, device=dev)
     elif isinstance(rows, tuple):
-        rows = _em.arange(rows[1], rows[2], dtype=_em.int64, device=col.device)
-    hit = _em.zeros(n, dtype=_em.bool, device=col.device)
-    hit[rows] = _em.ones(rows.shape[0], dtype=_em.bool, device=col.device)
+        rows = _em.arange(rows[1], rows[2], dtype=_em.int64, device=dev)
+    m = rows.shape[0]
+    hit = _em.zeros(n, dtype=_em.bool, device=dev)
+    hit[rows] = _em.ones(m, dtype=_em.bool, device=dev)
     if value is None or value is pd.NA:
         return col.with_mask(col.valid() & ~hit)
-    other = scalar_column(value, col)
+    if np.isscalar(value) or isinstance(value, (pd.Timestamp, pd.Timedelta)):
+        return choose(~hit, col, scalar_column(value, col))
+    vals = value if isinstance(value, Column) else from_values(value, dev)
+    if len(vals) != m:
+        raise ValueError(
+            f"ember.frame: setting {m} rows with {len(vals)} values (shapes must match)"
+        )
+    src = _em.full(n, -1, dtype=_em.int64, device=dev)
+    src[rows] = _em.arange(m, dtype=_em.int64, device=dev)
+    other = vals.take(_em.clip(src, 0, max(m - 1, 0))) if m else col
     return choose(~hit, col, other)

@@ -3,6 +3,8 @@ are copied to the device once; writers copy the columns back to the host once.""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -129,6 +131,13 @@ def read_csv(
         co["column_types"] = types
     if co.get("column_types", 1) is None:
         del co["column_types"]
+    if hasattr(filepath_or_buffer, "read") and not isinstance(
+        filepath_or_buffer, (io.BufferedIOBase, io.RawIOBase)
+    ):
+        text = filepath_or_buffer.read()  # a text buffer (io.StringIO): Arrow reads bytes
+        if isinstance(text, str):
+            text = text.encode("utf-8")
+        filepath_or_buffer = io.BytesIO(text)
     table = csv.read_csv(
         filepath_or_buffer,
         read_options=csv.ReadOptions(**ro),

@@ -35,11 +35,15 @@ def _parts(col):
     return c, rows, pos, lens, has_sign.astype(_em.int64), sign
 
 
-def parse_int(col: Column, target, func="astype") -> Column:
+def parse_int(col: Column, target, func="astype", errors="raise") -> Column:
+    """Integer literals ([sign] digits, up to 18 of them) to ``target``; with
+    ``errors="coerce"`` a value that is not one becomes null instead of raising."""
     col = K.strip(col)
     dev = col.device
     valid = col.valid()
     if col.chars.shape[0] == 0:
+        if errors == "coerce":
+            return Column(target, _em.zeros(len(col), dtype=target, device=dev), valid & ~valid)
         _bad(col, valid, target, func)
         return Column(target, _em.zeros(len(col), dtype=target, device=dev), col.mask)
     c, rows, pos, lens, slen, sign = _parts(col)
@@ -47,27 +51,35 @@ def parse_int(col: Column, target, func="astype") -> Column:
     body = pos >= _em.take(slen, rows)
     ndig = lens - slen
     bad = (K.row_sums(col, body & ~is_digit) > 0) | (ndig <= 0) | (ndig > 18)
-    _bad(col, bad & valid, target, func)
+    if errors != "coerce":
+        _bad(col, bad & valid, target, func)
     from_end = _em.clip(_em.take(lens, rows) - 1 - pos, 0, 18)
     w = _em.take(_em.asarray(_POW10, device=dev), from_end)
     contrib = _em.where(body & is_digit, (c - 48) * w, 0)
     val = K.row_sums(col, contrib) * sign
+    info = np.iinfo(target)
+    out_of_range = (val < int(info.min)) | (val > min(int(info.max), 2**63 - 1))
+    if errors == "coerce":
+        keep = valid & ~bad & ~out_of_range
+        return Column(target, _em.where(keep, val, 0).astype(target), keep)
     if target.kind == "u" and bool(_em.any((val < 0) & valid)):
         _bad(col, (val < 0) & valid, target, func)
-    info = np.iinfo(target)
-    out_of_range = ((val < int(info.min)) | (val > min(int(info.max), 2**63 - 1))) & valid
+    out_of_range = out_of_range & valid
     if bool(_em.any(out_of_range)):
         _bad(col, out_of_range, target, func)
     return Column(target, _em.where(valid, val, 0).astype(target), col.mask)
 
 
-def parse_float(col: Column, target, func="astype") -> Column:
-    """[sign] digits [. digits] [(e|E) [sign] digits], or nan/inf; 18 significant digits."""
+def parse_float(col: Column, target, func="astype", errors="raise") -> Column:
+    """[sign] digits [. digits] [(e|E) [sign] digits], or nan/inf; 18 significant digits. With
+    ``errors="coerce"`` a value that is no number becomes null (NaN) instead of raising."""
     col = K.strip(col)
     dev = col.device
     n = len(col)
     valid = col.valid()
     if col.chars.shape[0] == 0:
+        if errors == "coerce":
+            return Column(target, _em.full(n, np.nan, dtype=target, device=dev), valid & ~valid)
         _bad(col, valid, target, func)
         return Column(target, _em.zeros(n, dtype=target, device=dev), col.mask)
     low = K.map_case(col, upper=False)
@@ -109,7 +121,9 @@ def parse_float(col: Column, target, func="astype") -> Column:
     special = None
     for hit, _ in specials.values():
         special = hit if special is None else special | hit
-    _bad(col, bad & valid & ~special, target, func)
+    bad = bad & ~special
+    if errors != "coerce":
+        _bad(col, bad & valid, target, func)
     # mantissa digits' place value: count the mantissa digits after each one
     m_cs = _em.concatenate([zero, _em.cumsum(mant.astype(_em.int64))])
     row_end_m = _em.take(_em.take(m_cs, col.offsets[1:]), rows)
@@ -133,5 +147,8 @@ def parse_float(col: Column, target, func="astype") -> Column:
     val = val * sign.astype(_em.float64)
     for hit, v in specials.values():
         val = _em.where(hit, v, val)
+    if errors == "coerce":
+        keep = valid & ~bad
+        return Column(target, _em.where(keep, val, np.nan).astype(target), keep)
     val = _em.where(valid, val, np.nan)
     return Column(target, val.astype(target), col.mask)

@@ -75,20 +75,54 @@ def pivot_table(df, values=None, index=None, columns=None, aggfunc="mean", fill_
     vname = values if aggfunc != "size" else "size"
     out = _spread(agg._data[index], agg._data[columns], agg._data[vname], fill_value)
     out.index.name = index
-    return out
+    import pandas as pd
+
+    return out._with_colaxis(pd.Index([], name=columns))
 
 
-def crosstab(index, columns, normalize=False):
+def crosstab(
+    index,
+    columns,
+    values=None,
+    rownames=None,
+    colnames=None,
+    aggfunc=None,
+    margins=False,
+    margins_name="All",
+    dropna=True,
+    normalize=False,
+):
+    """pandas' ``crosstab`` of two Series: counts (or ``aggfunc`` of ``values``) per pair of
+    values, rows and columns sorted; the axes are named by the Series (or rownames/colnames)."""
     from .dataframe import DataFrame
 
-    df = DataFrame._from_columns({"__r": index._col, "__c": columns._col}, index.index)
-    g = df.groupby(["__r", "__c"], as_index=False).size()
-    out = _spread(g._data["__r"], g._data["__c"], g._data["size"], 0)
-    out.index.name = index.name
+    if margins:
+        raise NotImplementedError("ember.frame.crosstab: margins=True")
+    if (values is None) != (aggfunc is None):
+        raise ValueError(
+            "values cannot be used without an aggfunc."
+            if aggfunc is None
+            else "aggfunc cannot be used without values."
+        )
+    rname = rownames[0] if rownames else index.name
+    cname = colnames[0] if colnames else columns.name
+    cols = {"__r": index._col, "__c": columns._col}
+    if values is not None:
+        cols["__v"] = values._col
+    df = DataFrame._from_columns(cols, index.index)
+    g = df.groupby(["__r", "__c"], as_index=False, dropna=dropna)
+    if values is None:
+        agg, vname, fill = g.size(), "size", 0
+    else:
+        agg, vname, fill = g[["__v"]].agg(aggfunc), "__v", None
+    out = _spread(agg._data["__r"], agg._data["__c"], agg._data[vname], fill)
+    out.index.name = rname
     if normalize:
         tot = float(sum(out[k].sum() for k in out._data))
         out = out / tot
-    return out
+    import pandas as pd
+
+    return out._with_colaxis(pd.Index([], name=cname))
 
 
 def melt(df, id_vars=None, value_vars=None, var_name=None, value_name="value"):

@@ -21,13 +21,15 @@ _BIN = {
 _CMP = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
 
 
-def evaluate(df, expr, local_dict=None, depth=2):
-    if not isinstance(expr, str) or not expr.strip():
-        raise ValueError("ember.frame.query: expr must be a non-empty string")
-    if local_dict is None:
-        frame = sys._getframe(depth)
-        local_dict = dict(frame.f_globals)
-        local_dict.update(frame.f_locals)
+def _caller_locals(depth):
+    frame = sys._getframe(depth + 1)
+    local_dict = dict(frame.f_globals)
+    local_dict.update(frame.f_locals)
+    return local_dict
+
+
+def _prepare(expr):
+    """(source with backtick names and @locals renamed, {renamed: column name})."""
     names = {}
 
     def tick(m):
@@ -37,11 +39,55 @@ def evaluate(df, expr, local_dict=None, depth=2):
 
     src = re.sub(r"`([^`]*)`", tick, expr)
     src = re.sub(r"@([A-Za-z_][A-Za-z0-9_]*)", r"__local_\1", src)
+    return src, names
+
+
+def evaluate(df, expr, local_dict=None, depth=2):
+    if not isinstance(expr, str) or not expr.strip():
+        raise ValueError("ember.frame.query: expr must be a non-empty string")
+    if local_dict is None:
+        local_dict = _caller_locals(depth)
+    src, names = _prepare(expr)
     try:
         tree = ast.parse(src.strip(), mode="eval")
     except SyntaxError as exc:
         raise ValueError(f"ember.frame.query: invalid expression {expr!r}: {exc.msg}") from None
     return _Eval(df, names, local_dict, expr).visit(tree.body)
+
+
+def eval_frame(df, expr, inplace=False, local_dict=None, depth=2):
+    """``DataFrame.eval``: an expression (its value), or assignments ``name = expression`` (one
+    a line) that add or replace columns in a copy (or in place), each evaluated with the same
+    column operations as ``query``."""
+    if not isinstance(expr, str) or not expr.strip():
+        raise ValueError("ember.frame.eval: expr cannot be an empty string")
+    if local_dict is None:
+        local_dict = _caller_locals(depth)
+    src, names = _prepare(expr)
+    try:
+        tree = ast.parse("\n".join(line.strip() for line in src.strip().splitlines()))
+    except SyntaxError as exc:
+        raise ValueError(f"ember.frame.eval: invalid expression {expr!r}: {exc.msg}") from None
+    body = tree.body
+    assigns = [isinstance(st, ast.Assign) for st in body]
+    if not any(assigns):
+        if len(body) != 1:
+            raise ValueError("ember.frame.eval: only one expression (or assignments, one a line)")
+        if inplace:
+            raise ValueError("Cannot operate inplace if there is no assignment")
+        return evaluate(df, expr, local_dict)
+    if not all(assigns):
+        raise ValueError(
+            "Multi-line expressions are only valid if all expressions contain an assignment"
+        )
+    out = df if inplace else df.copy()
+    for st in body:
+        if len(st.targets) != 1 or not isinstance(st.targets[0], ast.Name):
+            raise ValueError(f"ember.frame.eval: cannot assign to {ast.unparse(st.targets[0])!r}")
+        target = st.targets[0].id
+        target = names.get(target, target)
+        out[target] = _Eval(out, names, local_dict, expr).visit(st.value)
+    return None if inplace else out
 
 
 class _Eval(ast.NodeVisitor):

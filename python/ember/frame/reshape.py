@@ -59,16 +59,23 @@ def concat_columns(cols) -> Column:
     return Column(dtype, data, mask)
 
 
-def concat(objs, axis=0, join="outer", ignore_index=False, keys=None):
+def concat(objs, axis=0, join="outer", ignore_index=False, keys=None, sort=False):
     """pandas.concat for Series and DataFrames (axis 0: rows, axis 1: columns)."""
     from .dataframe import DataFrame
     from .index import RangeIndex, concat_indexes
     from .series import Series
 
-    if keys is not None:
-        raise NotImplementedError("ember.frame.concat: keys= (hierarchical index)")
     if isinstance(objs, dict):
-        raise NotImplementedError("ember.frame.concat: a mapping of objects (keys)")
+        keys = list(objs) if keys is None else keys
+        objs = [objs[k] for k in keys]
+    objs = list(objs)
+    if keys is not None:
+        keys = list(keys)
+        if len(keys) != len(objs):
+            raise ValueError(
+                f"ember.frame.concat: {len(keys)} keys for {len(objs)} objects to concatenate"
+            )
+        keys = [k for k, o in zip(keys, objs, strict=True) if o is not None]
     objs = [o for o in objs if o is not None]
     if not objs:
         raise ValueError("ember.frame.concat: No objects to concatenate")
@@ -78,25 +85,17 @@ def concat(objs, axis=0, join="outer", ignore_index=False, keys=None):
                 "ember.frame.concat: cannot concatenate object of type "
                 f"'{type(o).__name__}'; only Series and DataFrame objs are valid"
             )
+    if join not in ("inner", "outer"):
+        raise ValueError(f"ember.frame.concat: join must be 'inner' or 'outer', got {join!r}")
     if axis in (1, "columns"):
-        frames = []
-        for i, o in enumerate(objs):
-            if isinstance(o, Series):
-                name = o.name if o.name is not None else i
-                o = DataFrame._from_columns({name: o._col}, o.index)
-            frames.append(o)
-        first = frames[0]
-        n = len(first)
-        for f in frames[1:]:
-            if len(f) != n or not f.index.equals(first.index):
-                raise NotImplementedError(
-                    "ember.frame.concat(axis=1): frames whose indexes differ (alignment)"
-                )
-        data = {}
-        for f in frames:
-            for k, c in f._data.items():
-                data[k] = c
-        return DataFrame._from_columns(data, first.index)
+        from .reshape_more import concat_columns_axis
+
+        return concat_columns_axis(objs, join, ignore_index, keys, sort)
+    if keys is not None:
+        raise NotImplementedError(
+            "ember.frame.concat: keys= along the rows (a hierarchical row index); "
+            "keys= is supported with axis=1"
+        )
     if axis not in (0, "index"):
         raise ValueError(f"ember.frame.concat: No axis named {axis!r}")
     if all(isinstance(o, Series) for o in objs):
@@ -117,8 +116,6 @@ def concat(objs, axis=0, join="outer", ignore_index=False, keys=None):
                 names.append(k)
     if join == "inner":
         names = [k for k in names if all(k in f._data for f in frames)]
-    elif join != "outer":
-        raise ValueError(f"ember.frame.concat: join must be 'inner' or 'outer', got {join!r}")
     dev = frames[0].device
     data = {}
     for k in names:

@@ -11,9 +11,10 @@ from . import algos, missing, ops
 from .column import Column, from_values
 from .frame_base import FrameBase, default_device
 from .index import Index, RangeIndex, as_index
+from .series_more import SeriesMore
 
 
-class Series(FrameBase):
+class Series(SeriesMore, FrameBase):
     """A labelled column (``pandas.Series``) whose values live on an ember device."""
 
     _ndim = 1
@@ -75,6 +76,12 @@ class Series(FrameBase):
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
+        idx = self.__dict__.get("index")
+        if type(idx) is Index and idx._col.kind == "str":  # a text label, as pandas' ``row.a``
+            try:
+                return self.loc[name]
+            except KeyError:
+                pass
         from .frame_base import unsupported
 
         raise unsupported("Series", name)
@@ -684,7 +691,9 @@ class Series(FrameBase):
                 by = level_keys(self.index, level)
             else:
                 by = Series._from_column(self.index._col, self.index, self.index.name)
-        return SeriesGroupBy(self, by, sort=sort, dropna=dropna)
+        out = SeriesGroupBy(self, by, sort=sort, dropna=dropna)
+        out._group_keys = group_keys
+        return out
 
     def reset_index(self, drop=False, name=None):
         if drop:

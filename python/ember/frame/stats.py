@@ -10,7 +10,15 @@ import math
 
 import ember as _em
 
-__all__ = ["corr_frame", "corr_series", "get_dummies", "pct_change", "series_agg"]
+__all__ = [
+    "corr_frame",
+    "corr_series",
+    "corrwith",
+    "cov_frame",
+    "get_dummies",
+    "pct_change",
+    "series_agg",
+]
 
 
 def _numeric(col):
@@ -56,6 +64,90 @@ def corr_frame(df, method="pearson", min_periods=1, numeric_only=False):
     M = _em.stack([c[1] for c in cols], axis=1)  # noqa: N806
     r = _pearson(X, M, X, M, min_periods)
     return DataFrame({k: r[:, j] for j, k in enumerate(names)}, index=list(names), device=dev)
+
+
+def cov_frame(df, min_periods=None, ddof=1, numeric_only=False):
+    """The covariance matrix over pairwise complete rows (pandas' ``DataFrame.cov``): per pair,
+    ``(sum xy - sum x sum y / n) / (n - ddof)`` from matmuls of the masked columns, each column
+    first centred on its own mean (cancellation stays small)."""
+    from .dataframe import DataFrame
+
+    who = "ember.frame.DataFrame.cov"
+    names = [k for k, c in df._data.items() if _numeric(c) or str(c.dtype) == "bool"]
+    if not numeric_only and len(names) != len(df._data):
+        bad = [k for k in df._data if k not in names]
+        raise ValueError(f"{who}: could not convert the non-numeric columns {bad} to float")
+    dev = df.device
+    if not names:
+        return DataFrame({}, device=dev)
+    cols = [_values_and_valid(df._data[k]) for k in names]
+    X = _em.stack([c[0] for c in cols], axis=1)  # noqa: N806
+    M = _em.stack([c[1] for c in cols], axis=1)  # noqa: N806
+    cnt = _em.sum(M, axis=0)
+    X = _em.where(M > 0, X - _em.sum(X, axis=0) / _em.where(cnt > 0, cnt, 1.0), 0.0)  # noqa: N806
+    n = M.T @ M
+    sx, sy = X.T @ M, M.T @ X
+    cov = (X.T @ X - sx * sy / _em.where(n > 0, n, 1.0)) / _em.where(n - ddof > 0, n - ddof, 1.0)
+    minp = 1 if min_periods is None else min_periods
+    cov = _em.where((n >= minp) & (n - ddof > 0), cov, math.nan)
+    return DataFrame({k: cov[:, j] for j, k in enumerate(names)}, index=list(names), device=dev)
+
+
+def corrwith(df, other, drop=False, method="pearson", numeric_only=False):
+    """``DataFrame.corrwith``: each column's Pearson correlation with a Series, or with the
+    same-named column of another frame (rows matched by label), as pandas' Series by column."""
+    import numpy as np
+    import pandas as pd
+
+    from .dataframe import DataFrame
+    from .series import Series
+
+    who = "ember.frame.DataFrame.corrwith"
+    if method != "pearson":
+        raise NotImplementedError(f"{who}: method={method!r} (pearson only)")
+    dev = df.device
+    names = [k for k, c in df._data.items() if _numeric(c)]
+    if not numeric_only and len(names) != len(df._data):
+        bad = [k for k in df._data if k not in names]
+        raise ValueError(f"{who}: could not convert the non-numeric columns {bad} to float")
+    if isinstance(other, Series):
+        vals = [corr_series(df[k], other) for k in names]
+        return Series(pd.Series(vals, index=pd.Index(names), dtype="float64"), device=dev)
+    if not isinstance(other, DataFrame):
+        raise TypeError(f"{who}: other must be a DataFrame or Series")
+    other = other.to(dev)
+    left, right = df, other
+    if not (len(df) == len(other) and df.index.equals(other.index)):
+        from .align import reindex_column
+        from .reshape_more import _intersection
+
+        target = _intersection([df.index, other.index], False)
+
+        def realign(f):
+            return DataFrame._from_columns(
+                {
+                    k: reindex_column(Series._from_column(c, f.index), target)
+                    for k, c in f._data.items()
+                },
+                target,
+            )
+
+        left, right = realign(df), realign(other)
+    both = [k for k in names if k in right._data and _numeric(right._data[k])]
+    out = []
+    for k in both:
+        x, m = _values_and_valid(left._data[k])
+        y, n = _values_and_valid(right._data[k])
+        r = _pearson(x[:, None], m[:, None], y[:, None], n[:, None], 1)
+        out.append(r[0, 0])
+    vals = [float(v) for v in _em.asnumpy(_em.stack(out))] if out else []  # host: k results
+    labels = list(both)
+    if not drop:
+        union = pd.Index(list(df._data)).union(pd.Index(list(other._data)))
+        extra = [k for k in union.difference(pd.Index(labels)).tolist()]
+        labels += extra
+        vals += [np.nan] * len(extra)
+    return Series(pd.Series(vals, index=pd.Index(labels), dtype="float64"), device=dev)
 
 
 def corr_series(s, other, method="pearson", min_periods=None):

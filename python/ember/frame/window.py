@@ -83,7 +83,7 @@ def _roll(col: Column, how, w, min_periods):
     x = _em.where(valid, col.data.astype(_em.float64), 0.0)
     zero = _em.zeros(1, dtype=_em.float64, device=dev)
     cnt = _window_diff(_em.concatenate([zero, _em.cumsum(valid.astype(_em.float64))]), w)
-    ok = cnt >= max(min_periods, 1 if how != "count" else 0)
+    ok = cnt >= max(min_periods, 1 if how not in ("count", "sum") else 0)
     if how == "count":
         # pandas checks min_periods against the rows in the window, NaN included
         rows_in = _em.minimum(_em.arange(1, n + 1, dtype=_em.int64, device=dev), w)
