@@ -196,6 +196,11 @@ struct KernelTiming {
 };
 void profiler_start();
 std::vector<KernelTiming> profiler_stop();
+// A timed range on `device`'s current stream while the profiler runs (0 otherwise: then the
+// end does nothing): library work enqueued between begin and end (cuDNN called from Python)
+// becomes one row named `label`.
+uintptr_t profile_range_begin(int device);
+void profile_range_end(int device, uintptr_t handle, const std::string& label);
 
 // The live device allocations of every initialized device, with the caller's location token
 // (ember::debug::describe_location) while memory history was recorded, else 0.

@@ -30,7 +30,14 @@ import threading
 
 from . import _core
 
-__all__ = ["FunctionEvent", "FunctionEventAvg", "ProfilerActivity", "emit_nvtx", "profile"]
+__all__ = [
+    "FunctionEvent",
+    "FunctionEventAvg",
+    "ProfilerActivity",
+    "emit_nvtx",
+    "profile",
+    "record_function",
+]
 
 
 class ProfilerActivity:
@@ -252,6 +259,38 @@ def _bytes(n):
         if n >= size:
             return f"{n / size:.2f} {unit}"
     return f"{n} B"
+
+
+class record_function(contextlib.ContextDecorator):  # noqa: N801 (PyTorch's spelling)
+    """PyTorch's ``record_function(name)``: while a profile runs, the GPU work the block
+    enqueues on the current device's stream becomes one kernel row named `name` (how library
+    calls made from Python, such as cuDNN's convolutions, are timed); ember's own ops inside
+    keep their rows too. Outside a profile it costs one lock test."""
+
+    def __init__(self, name, args=None, device=None):
+        self.name = str(name)
+        self._device = device
+        self._handle = 0
+        self._dev = None
+
+    def __enter__(self):
+        self._handle = 0
+        if _active.locked():
+            dev = self._device
+            if dev is None:
+                from . import cuda
+
+                dev = cuda.current_device() if cuda.is_available() else None
+            if dev is not None:
+                self._dev = int(dev)
+                self._handle = _core._debug.range_begin(self._dev)
+        return self
+
+    def __exit__(self, *exc):
+        if self._handle:
+            _core._debug.range_end(self._dev, self._handle, self.name)
+            self._handle = 0
+        return False
 
 
 class profile:  # noqa: N801 (torch.profiler.profile spelling)

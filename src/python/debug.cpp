@@ -283,6 +283,10 @@ void bind_debug(nb::module_& root) {
         "Stops the profiler: (ops, kernels), ops as (id, parent, name, t0_ns, t1_ns, thread, "
         "bytes, alloc), kernels as (op, thread, device, name, start_ms, ms).");
     m.def("now_ns", &now_ns, "The profiler's clock (steady, ns).");
+    m.def("range_begin", &cuda::profile_range_begin, nb::arg("device"),
+          "A timed range's start on the device's current stream while profiling (else 0).");
+    m.def("range_end", &cuda::profile_range_end, nb::arg("device"), nb::arg("handle"),
+          nb::arg("label"), "Ends a timed range: its GPU time becomes a row named `label`.");
     m.def(
         "live_allocations",
         [] {

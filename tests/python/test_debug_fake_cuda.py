@@ -245,7 +245,11 @@ x = ember.ones(1 << 16, dtype=ember.float32, device="cuda")
 with ember.profiler.profile(profile_memory=True) as prof:
     y = x * 2 + 1                                   # L_ALLOC
     s = ember.sum(y)
+    with ember.profiler.record_function("my_region"):
+        z = y - 3
     v = s.item()
+with ember.profiler.record_function("outside"):  # no profile: nothing recorded, no error
+    pass
 ka = {a.key: a for a in prof.key_averages()}
 prof.export_chrome_trace("trace.json")
 snap = ember.cuda.memory_snapshot()
@@ -271,6 +275,8 @@ def test_profiler_records_ops_kernels_and_a_trace(fake_lib, tmp_path):
     assert {"ember.multiply", "ember.add", "ember.sum", "ember.ndarray.item"} <= set(out["keys"])
     assert any(k.startswith("ember_map_multiply") for k in out["kernels"]), out["kernels"]
     assert any(k.startswith("ember_reduce_sum") for k in out["kernels"]), out["kernels"]
+    # a record_function region is a timed row of its own (how cuDNN's calls are timed)
+    assert "my_region" in out["kernels"] and "outside" not in out["keys"], out["kernels"]
     # The fake driver times every kernel at 1 us.
     assert out["mul_cuda"] == pytest.approx(1.0)
     assert out["mul_bytes"] == 2 * 4 * (1 << 16)

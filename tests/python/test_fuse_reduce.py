@@ -274,5 +274,7 @@ def test_cuda_sources_compile_for_sm90():
     ]
     for k, (fn, args) in enumerate(cases):
         f = ember.fuse(fn, kernel_name=f"case_{k}")
-        for nd in (2,) if args[0] is c64 else (0, 2):
+        for nd in (2,) if args[0] is c64 else (0, 1, 2):
             _compile(f._cuda_source(*args, nd=nd), f"case_{k}")
+            if nd:
+                _compile(f._cuda_source(*args, nd=nd, i32=True), f"case_{k}")

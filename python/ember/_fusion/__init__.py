@@ -267,13 +267,14 @@ class Fusion:
             raise ValueError(f"ember.fuse: {self._name} runs eagerly: {t.eager}")
         return t.plan
 
-    def _cuda_source(self, *args, nd=0):
+    def _cuda_source(self, *args, nd=0, i32=False):
         """The CUDA source of a call with these arguments (no GPU needed): the elementwise
-        kernel over an nd-dimensional strided space (0: contiguous), or the reduction's."""
+        kernel over an nd-dimensional strided space (0: contiguous; `i32`: its 32-bit index
+        variant), or the reduction's."""
         plan = self._plan(*args)
         if plan.reduce is not None:
             return _codegen.cuda_reduce_source(plan, self._cname, max(nd, 1), max(nd, 1))
-        return _codegen.cuda_source(plan, self._cname, nd)
+        return _codegen.cuda_source(plan, self._cname, nd, i32)
 
     def _host_source(self, *args):
         return _codegen.host_source(self._plan(*args))

@@ -563,14 +563,17 @@ def _scalar_params(plan):
     return p + [f"const int q{k}" for k in range(len(plan.selectors))]
 
 
-def cuda_source(plan, name, nd):
+def cuda_source(plan, name, nd, i32=False):
     """The elementwise kernel `name` over an nd-dimensional collapsed space (nd == 0: every
-    operand contiguous, indexed by i)."""
+    operand contiguous, indexed by i). With `i32` the element index and the offsets are 32-bit
+    (the launcher checks they fit): the n-d index arithmetic (one division per dimension but the
+    outermost, which takes the remainder) is then several times cheaper than in 64 bits."""
     na, no = len(plan.arrays), len(plan.outputs)
     s = _device_head(plan, name)
+    iu, ii = ("unsigned", "int") if i32 else ("unsigned long long", "long long")
     if nd:
-        s += f"struct fz_geom {{\n    long long shape[{nd}];\n"
-        s += f"    long long st[{na + no}][{nd}];\n}};\n"
+        s += f"struct fz_geom {{\n    {ii} shape[{nd}];\n"
+        s += f"    {ii} st[{na + no}][{nd}];\n}};\n"
     sig = [f"const {CTYPE[a.dtype]}* __restrict__ in{k}" for k, a in enumerate(plan.arrays)]
     sig += [f"{CTYPE[o.dtype]}* __restrict__ out{k}" for k, o in enumerate(plan.outputs)]
     sig += _scalar_params(plan)
@@ -582,13 +585,16 @@ def cuda_source(plan, name, nd):
     s += "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;"
     s += " i += step) {\n"
     if nd:
-        s += f"        long long rem = i, o[{na + no}] = {{}};\n"
+        s += f"        {iu} rem = ({iu})i;\n        {ii} o[{na + no}] = {{}};\n"
         s += "#pragma unroll\n"
-        s += f"        for (int d = {nd - 1}; d >= 0; --d) {{\n"
-        s += "            const long long c = rem % g.shape[d];\n            rem /= g.shape[d];\n"
+        s += f"        for (int d = {nd - 1}; d >= 1; --d) {{\n"
+        s += f"            const {iu} sh = ({iu})g.shape[d], c = rem % sh;\n"
+        s += "            rem /= sh;\n"
         s += "#pragma unroll\n"
-        s += f"            for (int k = 0; k < {na + no}; ++k) o[k] += c * g.st[k][d];\n"
+        s += f"            for (int k = 0; k < {na + no}; ++k) o[k] += ({ii})c * g.st[k][d];\n"
         s += "        }\n"
+        s += "#pragma unroll\n"
+        s += f"        for (int k = 0; k < {na + no}; ++k) o[k] += ({ii})rem * g.st[k][0];\n"
         at = lambda k: f"o[{k}]"  # noqa: E731
         outs = [f"out{k}[o[{na + k}]]" for k in range(no)]
     else:
@@ -633,16 +639,19 @@ def cuda_reduce_source(plan, name, nk, nr):
     s += "  for (long long b = blockIdx.x; b < nout * G; b += gridDim.x) {\n"
     s += "    const long long ob = b / G, p = b % G;\n"
     s += f"    long long kb[{max(na, 1)}] = {{}}, r = ob;\n"
-    s += f"    for (int d = {nk - 1}; d >= 0; --d) {{\n"
+    s += f"    for (int d = {nk - 1}; d >= 1; --d) {{\n"
     s += "        const long long c = r % g.kshape[d];\n        r /= g.kshape[d];\n"
     s += f"        for (int k = 0; k < {na}; ++k) kb[k] += c * g.kst[k][d];\n    }}\n"
+    s += f"    for (int k = 0; k < {na}; ++k) kb[k] += r * g.kst[k][0];\n"
     s += "    fz_acc acc = fz_identity();\n"
+    s += "#pragma unroll 4\n"
     s += f"    for (long long j = p * {RBLOCK} + tid; j < nred; j += G * {RBLOCK}) {{\n"
     s += f"        long long q = j, o[{max(na, 1)}];\n"
     s += f"        for (int k = 0; k < {na}; ++k) o[k] = kb[k];\n"
-    s += f"        for (int d = {nr - 1}; d >= 0; --d) {{\n"
+    s += f"        for (int d = {nr - 1}; d >= 1; --d) {{\n"
     s += "            const long long c = q % g.rshape[d];\n            q /= g.rshape[d];\n"
     s += f"            for (int k = 0; k < {na}; ++k) o[k] += c * g.rst[k][d];\n        }}\n"
+    s += f"        for (int k = 0; k < {na}; ++k) o[k] += q * g.rst[k][0];\n"
     s += f"        {m} y0;\n"
     s += "        " + _body_call(plan, lambda k: f"o[{k}]", ["y0"]) + "\n"
     s += "        acc = fz_combine(acc, FZ_CVT<fz_acc>(y0));\n    }\n"
@@ -676,15 +685,18 @@ def cuda_reduce_source(plan, name, nk, nr):
     s += "    fz_acc acc = fz_identity();\n"
     s += "    if (ob < nout) {\n"
     s += f"      long long kb[{max(na, 1)}] = {{}}, r = ob;\n"
-    s += f"      for (int d = {nk - 1}; d >= 0; --d) {{\n"
+    s += f"      for (int d = {nk - 1}; d >= 1; --d) {{\n"
     s += "          const long long c = r % g.kshape[d];\n          r /= g.kshape[d];\n"
     s += f"          for (int k = 0; k < {na}; ++k) kb[k] += c * g.kst[k][d];\n      }}\n"
+    s += f"      for (int k = 0; k < {na}; ++k) kb[k] += r * g.kst[k][0];\n"
+    s += "#pragma unroll 8\n"
     s += "      for (long long j = p * 8 + ty; j < nred; j += G * 8) {\n"
     s += f"        long long q = j, o[{max(na, 1)}];\n"
     s += f"        for (int k = 0; k < {na}; ++k) o[k] = kb[k];\n"
-    s += f"        for (int d = {nr - 1}; d >= 0; --d) {{\n"
+    s += f"        for (int d = {nr - 1}; d >= 1; --d) {{\n"
     s += "            const long long c = q % g.rshape[d];\n            q /= g.rshape[d];\n"
     s += f"            for (int k = 0; k < {na}; ++k) o[k] += c * g.rst[k][d];\n        }}\n"
+    s += f"        for (int k = 0; k < {na}; ++k) o[k] += q * g.rst[k][0];\n"
     s += f"        {m} y0;\n"
     s += "        " + _body_call(plan, lambda k: f"o[{k}]", ["y0"]) + "\n"
     s += "        acc = fz_combine(acc, FZ_CVT<fz_acc>(y0));\n      }\n    }\n"

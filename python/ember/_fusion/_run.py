@@ -335,11 +335,16 @@ def cuda_map(plan, name, arrays, outs, shape, scalars, dev):
     cs, cst = collapse(shape, [elem_strides(a, shape) for a in ops])
     contiguous = len(cs) == 1 and all(s == [1] for s in cst)
     nd = 0 if contiguous else len(cs)
-    src = plan.cuda_sources.get((name, nd))
-    if src is None:
-        src = plan.cuda_sources[(name, nd)] = _codegen.cuda_source(plan, name, nd)
     n = math.prod(shape)
-    tail = [_void(cs + [x for st in cst for x in st])] if nd else []
+    # 32-bit index arithmetic when every element index and offset fits
+    i32 = bool(nd) and n < 2**31 and all(
+        sum((c - 1) * abs(x) for c, x in zip(cs, st, strict=True)) < 2**31 for st in cst
+    )
+    src = plan.cuda_sources.get((name, nd, i32))
+    if src is None:
+        src = plan.cuda_sources[(name, nd, i32)] = _codegen.cuda_source(plan, name, nd, i32)
+    geom = cs + [x for st in cst for x in st]
+    tail = [_void(geom, np.int32 if i32 else np.int64)] if nd else []
     tail.append(np.int64(n))
     grid, block = _block_grid(n, 256, dev.index)
     fn = _generated_function(src, name, OPTIONS, dev.index)
@@ -369,7 +374,9 @@ def cuda_reduce(plan, name, arrays, out, shape, axes, scalars, dev):
     column = bool(arrays) and nout >= 8 and kst[0][-1] == 1 and rst[0][-1] != 1
     if column:
         ncb = -(-nout // 32)
-        G = max(1, min(-(-4 * sms // ncb), -(-nred // 128)))
+        # enough blocks, and (with the kernel's 8-way unrolled loads) enough loads in flight,
+        # to stream at memory speed: a few waves of 8 blocks per multiprocessor
+        G = max(1, min(-(-16 * sms // ncb), -(-nred // 64)))
         grid = _reduction_grid(ncb * G, dev.index)
     else:
         per = _codegen.RBLOCK * 4

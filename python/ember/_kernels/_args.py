@@ -231,9 +231,10 @@ def _elem_strides(a, shape):
     return [s // b.itemsize for s in b.strides]
 
 
-def _void(values):
-    """A NumPy structured scalar holding `values` as 64-bit integers (a by-value struct)."""
-    buf = np.array(values, dtype=np.int64)
+def _void(values, dtype=np.int64):
+    """A NumPy structured scalar holding `values` as 64-bit (or `dtype`) integers (a by-value
+    struct)."""
+    buf = np.array(values, dtype=dtype)
     return buf.view(np.dtype((np.void, buf.nbytes)))[0]
 
 

@@ -1,6 +1,7 @@
 // Loading cuBLAS and running batched GEMMs with it (see cublas.hpp).
 #include "backend/cuda/cublas.hpp"
 #include "backend/cuda/loader.hpp"
+#include "backend/cuda/observe.hpp"
 
 #include <map>
 #include <mutex>
@@ -127,6 +128,9 @@ void cublas_matmul(DeviceState& d, const backend::MatmulLoop& l) {
     const long long sc = nb ? l.batch_strides[0][nb - 1] : 0;
     const long long sa = nb ? l.batch_strides[1][nb - 1] : 0;
     const long long sb = nb ? l.batch_strides[2][nb - 1] : 0;
+    // the profiler times the library's kernels as one row per GEMM call
+    CUevent timing =
+        debug::profiling() && !capturing_pool() ? profile_before(d, s) : nullptr;
     l.for_each_batch(
         [&](char* c, const char* pa, const char* pb) {
             cache_counters().library_calls.fetch_add(1, std::memory_order_relaxed);
@@ -136,6 +140,11 @@ void cublas_matmul(DeviceState& d, const backend::MatmulLoop& l) {
                 "cublasGemmStridedBatchedEx");
         },
         nb > 0 ? nb - 1 : 0);
+    if (timing)
+        profile_after(d, s,
+                      "cublas_gemm_" + std::string(name(t)) + "_" + std::to_string(l.m) + "x" +
+                          std::to_string(l.n) + "x" + std::to_string(l.k),
+                      timing);
 }
 
 }  // namespace ember::gpu

@@ -118,6 +118,7 @@ struct Timed {
     int dev;
     CUfunction f;
     CUevent before, after;
+    std::string label;  // a library call's row name (cuBLAS, cuDNN...) when f is null
 };
 std::mutex prof_mu;
 std::vector<Timed> timed;
@@ -379,7 +380,15 @@ void profile_after(DeviceState& d, CUstream s, CUfunction f, CUevent before) {
     std::lock_guard lk(prof_mu);
     CUevent e = new_event(d.index);
     driver()->cuEventRecord(e, s);
-    timed.push_back({debug::detail::prof_op, thread_number(), d.index, f, before, e});
+    timed.push_back({debug::detail::prof_op, thread_number(), d.index, f, before, e, {}});
+}
+
+void profile_after(DeviceState& d, CUstream s, std::string label, CUevent before) {
+    std::lock_guard lk(prof_mu);
+    CUevent e = new_event(d.index);
+    driver()->cuEventRecord(e, s);
+    timed.push_back(
+        {debug::detail::prof_op, thread_number(), d.index, nullptr, before, e, std::move(label)});
 }
 
 bool nvtx_available() { return nvtx() != nullptr; }
@@ -429,7 +438,8 @@ std::vector<KernelTiming> profiler_stop() {
         float start = 0, ms = 0;
         if (bases[t.dev]) a.cuEventElapsedTime(&start, bases[t.dev], t.before);
         a.cuEventElapsedTime(&ms, t.before, t.after);
-        out.push_back({t.op, t.thread, t.dev, gpu::kernel_name(t.f), double(start), double(ms)});
+        out.push_back({t.op, t.thread, t.dev, t.f ? gpu::kernel_name(t.f) : t.label,
+                       double(start), double(ms)});
     }
     std::lock_guard lk(gpu::prof_mu);
     for (const gpu::Timed& t : recs) {
@@ -439,6 +449,20 @@ std::vector<KernelTiming> profiler_stop() {
     for (int i = 0; i < gpu::max_devices; ++i)
         if (bases[i]) gpu::spare_events[i].push_back(bases[i]);
     return out;
+}
+
+uintptr_t profile_range_begin(int device) {
+    if (!gpu::driver() || !debug::profiling() || gpu::capturing_pool()) return 0;
+    gpu::DeviceState& d = gpu::device(device);
+    gpu::bind(d);
+    return reinterpret_cast<uintptr_t>(gpu::profile_before(d, gpu::current_stream(d)));
+}
+
+void profile_range_end(int device, uintptr_t handle, const std::string& label) {
+    if (!handle) return;
+    gpu::DeviceState& d = gpu::device(device);
+    gpu::bind(d);
+    gpu::profile_after(d, gpu::current_stream(d), label, reinterpret_cast<gpu::CUevent>(handle));
 }
 
 std::vector<LiveAllocation> live_allocations() {

@@ -46,6 +46,8 @@ const std::string* lost_context();
 // Profiler timing of one launch: CUDA events recorded around it on stream s.
 CUevent profile_before(DeviceState& d, CUstream s);
 void profile_after(DeviceState& d, CUstream s, CUfunction f, CUevent before);
+// ... of a library call (cuBLAS, cuDNN through Python): its row is named `label`.
+void profile_after(DeviceState& d, CUstream s, std::string label, CUevent before);
 
 // NVTX (Nsight Systems' ranges), from libnvtx3interop / libnvToolsExt when one loads.
 bool nvtx_available();
