@@ -316,3 +316,4 @@ class Function:
 # collector cannot see (src/python/autograd.cpp, release_function_nodes): broken at exit, after
 # the atexit hooks registered later (which may still run backward passes).
 atexit.register(_core._release_function_nodes)
+from . import _autograd_functional as functional  # noqa: E402, F401 (torch.autograd.functional)

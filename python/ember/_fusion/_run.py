@@ -337,8 +337,10 @@ def cuda_map(plan, name, arrays, outs, shape, scalars, dev):
     nd = 0 if contiguous else len(cs)
     n = math.prod(shape)
     # 32-bit index arithmetic when every element index and offset fits
-    i32 = bool(nd) and n < 2**31 and all(
-        sum((c - 1) * abs(x) for c, x in zip(cs, st, strict=True)) < 2**31 for st in cst
+    i32 = (
+        bool(nd)
+        and n < 2**31
+        and all(sum((c - 1) * abs(x) for c, x in zip(cs, st, strict=True)) < 2**31 for st in cst)
     )
     src = plan.cuda_sources.get((name, nd, i32))
     if src is None:
