@@ -396,8 +396,10 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     """In place: PyTorch's ``scatter_reduce_``: each ``src`` element reduced (``sum``, ``prod``,
     ``mean``, ``amax``, ``amin``) into the position ``index`` gives along ``dim``."""
     who = "ember.scatter_reduce_"
+    if not isinstance(reduce, str):
+        raise TypeError(f"{who}(): reduce must be a string, got {type(reduce).__name__}")
     if reduce not in _REDUCES:
-        raise RuntimeError(f"{who}(): reduce argument must be one of {_REDUCES}, got {reduce!r}")
+        raise ValueError(f"{who}(): reduce argument must be one of {_REDUCES}, got {reduce!r}")
     index = _arr(index, who, "index")
     src = _arr(src, who, "src")
     dim = _int(dim, who, "dim")

@@ -323,7 +323,12 @@ class Layer(Module):
         d["_losses"] = []
         d["_reg_items"] = []  # (variable, regularizer)
         d["activity_regularizer"] = regularizers.get(activity_regularizer)
-        d["dtype"] = FLOATX if dtype is None else str(dtype)
+        from .mixed_precision import resolve
+
+        policy = resolve(dtype)  # Keras 3's dtype policy (the global one when dtype is None)
+        d["dtype_policy"] = policy
+        d["dtype"] = policy.variable_dtype
+        d["_compute_dtype"] = policy.compute_dtype if policy.is_mixed else None
         d["autocast"] = autocast
         if batch_input_shape is not None:
             shape = standardize_shape(batch_input_shape, type(self).__name__)
@@ -572,7 +577,12 @@ class Layer(Module):
         saved = getattr(_CONTEXT, "training", None)
         _CONTEXT.training = training
         try:
-            out = self.call(inputs, *rest, **kwargs)
+            if d["_compute_dtype"] is None:
+                out = self.call(inputs, *rest, **kwargs)
+            else:
+                from .mixed_precision import mixed_call
+
+                out = mixed_call(self, inputs, rest, kwargs)
         finally:
             _CONTEXT.training = saved
         if built_by_call:
@@ -584,6 +594,14 @@ class Layer(Module):
             for t in flatten(out):
                 self._losses.append(self.activity_regularizer(t) / t.shape[0])
         return out
+
+    @property
+    def compute_dtype(self):
+        return self.dtype_policy.compute_dtype
+
+    @property
+    def variable_dtype(self):
+        return self.dtype_policy.variable_dtype
 
     supports_masking = False
 
@@ -637,7 +655,7 @@ class Layer(Module):
         return self.compute_output_shape(shapes)
 
     def _output_dtype(self, inputs):
-        return self.dtype
+        return self._compute_dtype or self.dtype
 
     def _call_argument(self, name, args, kwargs):
         """The value given for `call`'s parameter `name` in a call ``(args, kwargs)``."""
@@ -649,7 +667,9 @@ class Layer(Module):
     # ---- config ----
 
     def get_config(self):
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        policy = self.dtype_policy
+        dtype = policy.name if policy.is_mixed else self.dtype
+        config = {"name": self.name, "trainable": self.trainable, "dtype": dtype}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = list(self._batch_input_shape)
         return config

@@ -37,6 +37,7 @@ class Model(Trainer, Layer):
         if args or kwargs:
             raise TypeError(f"{type(self).__name__}: unexpected arguments {args} {kwargs}")
         Layer.__init__(self, trainable=trainable, name=name, dtype=dtype)
+        self.__dict__["_compute_dtype"] = None  # its layers autocast, the model does not
         self.__dict__["compiled"] = False
         self.__dict__["optimizer"] = None
         self.__dict__["stop_training"] = False

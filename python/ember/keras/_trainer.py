@@ -170,6 +170,10 @@ class Trainer:
         """Configures training: optimizer, loss(es), loss_weights and metrics (names or
         objects). ``run_eagerly`` and ``jit_compile`` are accepted; ember always runs eagerly."""
         self.optimizer = _optimizers.get(optimizer)
+        if self.dtype_policy.name == "mixed_float16" and not hasattr(self.optimizer, "scale_loss"):
+            from .mixed_precision import LossScaleOptimizer  # Keras 3's rule
+
+            self.optimizer = LossScaleOptimizer(self.optimizer)
         self._loss_spec = loss
         self._loss_weights = loss_weights
         self._metric_spec = metrics
@@ -345,7 +349,8 @@ class Trainer:
         tv = self._step_cache()[0]
         for v in tv:
             v.grad = None
-        total.backward()
+        scale = getattr(self.optimizer, "scale_loss", None)  # LossScaleOptimizer
+        (total if scale is None else scale(total)).backward()
         self.optimizer.step(tv)
         self._update_metrics(total, per, y, y_pred, sw, flatten(x)[0].shape[0])
 
@@ -419,6 +424,10 @@ class Trainer:
         self.stop_training = False
         cbs.on_train_begin()
         logs = {}
+        # a callback (BackupAndRestore) may set the epoch to resume from, as Keras 3's does
+        resume = self.__dict__.pop("_initial_epoch", None)
+        if resume is not None:
+            initial_epoch = resume
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             cbs.on_epoch_begin(epoch)

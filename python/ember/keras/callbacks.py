@@ -16,11 +16,13 @@ import sys
 
 import numpy as _np
 
+from ._backup import BackupAndRestore
 from ._callback import _HOOKS, Callback
 from ._progbar import Progbar
 from ._tensorboard import TensorBoard
 
 __all__ = [
+    "BackupAndRestore",
     "Callback",
     "CallbackList",
     "CSVLogger",

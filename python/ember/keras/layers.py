@@ -1,7 +1,28 @@
 """ember.keras.layers: Keras's layers (channels_last images, Keras's weight layouts)."""
 
 from ._layer import Input, InputLayer, Layer
+from ._layers_act import (
+    ELU,
+    ActivityRegularization,
+    GaussianDropout,
+    GaussianNoise,
+    LeakyReLU,
+    PReLU,
+    ReLU,
+    Softmax,
+    SpectralNormalization,
+    UnitNormalization,
+)
 from ._layers_attention import MultiHeadAttention
+from ._layers_augment import (
+    RandomBrightness,
+    RandomContrast,
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+)
 from ._layers_conv import (
     AveragePooling1D,
     AveragePooling2D,
@@ -22,6 +43,14 @@ from ._layers_conv import (
     ZeroPadding1D,
     ZeroPadding2D,
 )
+from ._layers_convt import (
+    Conv1DTranspose,
+    Conv2DTranspose,
+    DepthwiseConv1D,
+    DepthwiseConv2D,
+    SeparableConv1D,
+    SeparableConv2D,
+)
 from ._layers_core import (
     Activation,
     Add,
@@ -41,11 +70,52 @@ from ._layers_core import (
     Reshape,
     Subtract,
 )
+from ._layers_image import (
+    CenterCrop,
+    Cropping1D,
+    Cropping2D,
+    Resizing,
+    UpSampling1D,
+    UpSampling2D,
+)
 from ._layers_rnn import GRU, LSTM, SimpleRNN
 from ._layers_text import TextVectorization
 from ._layers_wrap import Bidirectional, Normalization, TimeDistributed
 
 __all__ = [
+    "ELU",
+    "ActivityRegularization",
+    "GaussianDropout",
+    "GaussianNoise",
+    "LeakyReLU",
+    "PReLU",
+    "ReLU",
+    "Softmax",
+    "SpectralNormalization",
+    "UnitNormalization",
+    "RandomBrightness",
+    "RandomContrast",
+    "RandomCrop",
+    "RandomFlip",
+    "RandomRotation",
+    "RandomTranslation",
+    "RandomZoom",
+    "Conv1DTranspose",
+    "Conv2DTranspose",
+    "DepthwiseConv1D",
+    "DepthwiseConv2D",
+    "SeparableConv1D",
+    "SeparableConv2D",
+    "CenterCrop",
+    "Cropping1D",
+    "Cropping2D",
+    "Resizing",
+    "UpSampling1D",
+    "UpSampling2D",
+    "Convolution1DTranspose",
+    "Convolution2DTranspose",
+    "SeparableConvolution1D",
+    "SeparableConvolution2D",
     "AveragePooling1D",
     "AveragePooling2D",
     "AvgPool1D",
@@ -93,3 +163,9 @@ __all__ = [
     "Reshape",
     "Subtract",
 ]
+
+# Keras's aliases
+Convolution1DTranspose = Conv1DTranspose
+Convolution2DTranspose = Conv2DTranspose
+SeparableConvolution1D = SeparableConv1D
+SeparableConvolution2D = SeparableConv2D

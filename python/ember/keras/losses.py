@@ -13,6 +13,10 @@ from .activations import softmax_logits
 
 __all__ = [
     "BinaryCrossentropy",
+    "BinaryFocalCrossentropy",
+    "CategoricalFocalCrossentropy",
+    "binary_focal_crossentropy",
+    "categorical_focal_crossentropy",
     "CategoricalCrossentropy",
     "CategoricalHinge",
     "CosineSimilarity",
@@ -189,6 +193,63 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     return -_e.sum(y_true * _log_probs(y_pred, from_logits, axis), axis=axis)
 
 
+def _focal_args(who, gamma, label_smoothing):
+    if not gamma >= 0:
+        raise ValueError(f"{who}: `gamma` must be >= 0. Received: gamma={gamma!r}")
+    if not 0 <= label_smoothing <= 1:
+        raise ValueError(
+            f"{who}: `label_smoothing` must be in [0, 1]. Received: "
+            f"label_smoothing={label_smoothing!r}"
+        )
+
+
+def binary_focal_crossentropy(
+    y_true,
+    y_pred,
+    apply_class_balancing=False,
+    alpha=0.25,
+    gamma=2.0,
+    from_logits=False,
+    label_smoothing=0.0,
+    axis=-1,
+):
+    """Keras's binary focal loss: ``mean((1 - p_t)^gamma * bce)`` with ``p_t`` the probability
+    of the true class, times ``alpha`` / ``1 - alpha`` for positives / negatives when
+    ``apply_class_balancing``."""
+    _focal_args("binary_focal_crossentropy", gamma, label_smoothing)
+    y_true, y_pred = _prepare(y_true, y_pred, "binary_focal_crossentropy")
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    if from_logits:
+        bce = F.relu(y_pred) - y_pred * y_true + F.softplus(-_e.abs(y_pred))
+        y_pred = F.sigmoid(y_pred)
+    else:
+        p = _e.clip(y_pred, EPSILON, 1.0 - EPSILON)
+        bce = -(y_true * _e.log(p) + (1.0 - y_true) * _e.log(1.0 - p))
+    p_t = y_true * y_pred + (1.0 - y_true) * (1.0 - y_pred)
+    focal = _e.power(_e.maximum(1.0 - p_t, 0.0), gamma) * bce
+    if apply_class_balancing:
+        focal = (y_true * alpha + (1.0 - y_true) * (1.0 - alpha)) * focal
+    return _e.mean(focal, axis=axis)
+
+
+def categorical_focal_crossentropy(
+    y_true, y_pred, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1
+):
+    """Keras's categorical focal loss: ``sum(-alpha * (1 - p)^gamma * y * log p)`` over the
+    classes, p the (renormalized, clipped) predicted probabilities."""
+    _focal_args("categorical_focal_crossentropy", gamma, label_smoothing)
+    y_true, y_pred = _prepare(y_true, y_pred, "categorical_focal_crossentropy")
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / y_pred.shape[axis]
+    if from_logits:
+        y_pred = F.softmax(y_pred, dim=axis)
+    p = y_pred / _e.sum(y_pred, axis=axis, keepdims=True)
+    p = _e.clip(p, EPSILON, 1.0 - EPSILON)
+    cce = -y_true * _e.log(p)
+    return _e.sum(alpha * _e.power(1.0 - p, gamma) * cce, axis=axis)
+
+
 _CLASS_IDS = {}
 
 
@@ -275,6 +336,8 @@ class Loss:
         raise NotImplementedError(f"{type(self).__name__} must implement call")
 
     def __call__(self, y_true, y_pred, sample_weight=None):
+        if isinstance(y_pred, _e.ndarray) and y_pred.dtype in (_e.float16, _e.bfloat16):
+            y_pred = y_pred.astype(_e.float32)  # losses in float32 (mixed precision), as Keras
         if sample_weight is None and self.reduction == "sum_over_batch_size":
             fused = self._fused_mean(y_true, y_pred)
             if fused is not None:
@@ -399,6 +462,40 @@ SparseCategoricalCrossentropy = _make(
     "sparse_categorical_crossentropy",
     {"from_logits": False, "ignore_class": None, "axis": -1},
 )
+BinaryFocalCrossentropy = _make(
+    "BinaryFocalCrossentropy",
+    binary_focal_crossentropy,
+    "binary_focal_crossentropy",
+    {
+        "apply_class_balancing": False,
+        "alpha": 0.25,
+        "gamma": 2.0,
+        "from_logits": False,
+        "label_smoothing": 0.0,
+        "axis": -1,
+    },
+)
+CategoricalFocalCrossentropy = _make(
+    "CategoricalFocalCrossentropy",
+    categorical_focal_crossentropy,
+    "categorical_focal_crossentropy",
+    {"alpha": 0.25, "gamma": 2.0, "from_logits": False, "label_smoothing": 0.0, "axis": -1},
+)
+
+
+def _checked_focal_init(cls):
+    init = cls.__init__
+
+    def __init__(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        kw = self._fn_kwargs
+        _focal_args(type(self).__name__, kw["gamma"], kw["label_smoothing"])
+
+    cls.__init__ = __init__
+
+
+_checked_focal_init(BinaryFocalCrossentropy)
+_checked_focal_init(CategoricalFocalCrossentropy)
 
 
 def _scce_fused_mean(self, y_true, y_pred):
@@ -451,6 +548,8 @@ _BY_NAME = {
     "binary_crossentropy": BinaryCrossentropy,
     "categorical_crossentropy": CategoricalCrossentropy,
     "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
+    "binary_focal_crossentropy": BinaryFocalCrossentropy,
+    "categorical_focal_crossentropy": CategoricalFocalCrossentropy,
 }
 _BY_CLASS = {c.__name__: c for c in set(_BY_NAME.values())}
 _FUNCTIONS = {
@@ -469,6 +568,8 @@ _FUNCTIONS = {
     binary_crossentropy: BinaryCrossentropy,
     categorical_crossentropy: CategoricalCrossentropy,
     sparse_categorical_crossentropy: SparseCategoricalCrossentropy,
+    binary_focal_crossentropy: BinaryFocalCrossentropy,
+    categorical_focal_crossentropy: CategoricalFocalCrossentropy,
 }
 
 

@@ -533,8 +533,8 @@ _BY_CLASS = {c.__name__: c for c in _BY_NAME.values()}
 
 def get(identifier):
     """An optimizer from a name (``"adam"``), a config dict or an ``Optimizer``."""
-    if isinstance(identifier, Optimizer):
-        return identifier
+    if isinstance(identifier, Optimizer) or hasattr(identifier, "scale_loss"):
+        return identifier  # an Optimizer, or a LossScaleOptimizer around one
     if isinstance(identifier, str):
         cls = _BY_NAME.get(identifier.lower()) or _BY_CLASS.get(identifier)
         if cls is None:

@@ -1,4 +1,5 @@
-"""ember.keras.utils: to_categorical, normalize, set_random_seed, clear_session."""
+"""ember.keras.utils: to_categorical, normalize, set_random_seed, clear_session,
+pad_sequences, timeseries_dataset_from_array."""
 
 from __future__ import annotations
 
@@ -9,8 +10,16 @@ import numpy as _np
 import ember as _e
 
 from ._layer import clear_session
+from ._utils_seq import pad_sequences, timeseries_dataset_from_array
 
-__all__ = ["clear_session", "normalize", "set_random_seed", "to_categorical"]
+__all__ = [
+    "clear_session",
+    "normalize",
+    "pad_sequences",
+    "set_random_seed",
+    "timeseries_dataset_from_array",
+    "to_categorical",
+]
 
 
 def to_categorical(x, num_classes=None):

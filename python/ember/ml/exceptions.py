@@ -13,6 +13,7 @@ import sys
 __all__ = [
     "ConvergenceWarning",
     "DataConversionWarning",
+    "FitFailedWarning",
     "InvalidParameterError",
     "NotFittedError",
     "UndefinedMetricWarning",
@@ -30,6 +31,10 @@ class ConvergenceWarning(UserWarning):
 
 class DataConversionWarning(UserWarning):
     """Warned when input data is implicitly converted (e.g. a column-vector y)."""
+
+
+class FitFailedWarning(RuntimeWarning):
+    """Warned when fitting an estimator fails during a search (its score is ``error_score``)."""
 
 
 class InvalidParameterError(ValueError, TypeError):

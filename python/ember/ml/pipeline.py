@@ -3,9 +3,14 @@ chained in front of a final estimator; parameters reachable as ``step__param``."
 
 from __future__ import annotations
 
-from .base import BaseEstimator, clone
+import numpy as np
 
-__all__ = ["Pipeline", "make_pipeline"]
+import ember
+
+from .base import BaseEstimator, TransformerMixin, clone
+from .utils.validation import _host, is_ember, to_device
+
+__all__ = ["FeatureUnion", "Pipeline", "make_pipeline", "make_union"]
 
 
 class Pipeline(BaseEstimator):
@@ -158,9 +163,8 @@ class Pipeline(BaseEstimator):
         return self.steps[0][1].n_features_in_
 
 
-def make_pipeline(*steps, memory=None, verbose=False):
-    """A Pipeline naming each step after its lower-cased class name."""
-    names = [type(s).__name__.lower() for s in steps]
+def _auto_names(steps):
+    names = [type(s).__name__.lower() if not isinstance(s, str) else s for s in steps]
     counts = {}
     for n in names:
         counts[n] = counts.get(n, 0) + 1
@@ -171,4 +175,169 @@ def make_pipeline(*steps, memory=None, verbose=False):
             seen[n] = seen.get(n, 0) + 1
             n = f"{n}-{seen[n]}"
         out.append((n, s))
-    return Pipeline(out, memory=memory, verbose=verbose)
+    return out
+
+
+def make_pipeline(*steps, memory=None, verbose=False):
+    """A Pipeline naming each step after its lower-cased class name."""
+    return Pipeline(_auto_names(steps), memory=memory, verbose=verbose)
+
+
+class FeatureUnion(TransformerMixin, BaseEstimator):
+    """Fit every transformer on the same X and concatenate their outputs side by side (ember
+    outputs are joined on their device; host outputs as NumPy). A transformer may be 'drop'
+    or 'passthrough'; ``transformer_weights`` scale each block."""
+
+    def __init__(
+        self,
+        transformer_list,
+        *,
+        n_jobs=None,
+        transformer_weights=None,
+        verbose=False,
+        verbose_feature_names_out=True,
+    ):
+        self.transformer_list = transformer_list
+        self.n_jobs = n_jobs
+        self.transformer_weights = transformer_weights
+        self.verbose = verbose
+        self.verbose_feature_names_out = verbose_feature_names_out
+
+    def get_params(self, deep=True):
+        out = {
+            "transformer_list": self.transformer_list,
+            "n_jobs": self.n_jobs,
+            "transformer_weights": self.transformer_weights,
+            "verbose": self.verbose,
+            "verbose_feature_names_out": self.verbose_feature_names_out,
+        }
+        if deep:
+            for name, t in self.transformer_list:
+                out[name] = t
+                if hasattr(t, "get_params"):
+                    for k, v in t.get_params(deep=True).items():
+                        out[f"{name}__{k}"] = v
+        return out
+
+    def set_params(self, **params):
+        names = [n for n, _ in self.transformer_list]
+        nested = {}
+        for key, value in params.items():
+            name, delim, sub = key.partition("__")
+            if not delim and name in names:
+                self.transformer_list = [
+                    (n, value if n == name else t) for n, t in self.transformer_list
+                ]
+            elif not delim:
+                if name not in self.get_params(deep=False):
+                    raise ValueError(f"Invalid parameter {name!r} for estimator {self}.")
+                setattr(self, name, value)
+            elif name in names:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                raise ValueError(f"Invalid parameter {name!r} for estimator {self}.")
+        for name, sub in nested.items():
+            dict(self.transformer_list)[name].set_params(**sub)
+        return self
+
+    def _validate(self):
+        names = [n for n, _ in self.transformer_list]
+        if len(set(names)) != len(names):
+            raise ValueError(f"Names provided are not unique: {names!r}")
+        for name in names:
+            if "__" in name:
+                raise ValueError(f"Estimator names must not contain __: got [{name!r}]")
+        for _, t in self.transformer_list:
+            if t in ("drop", "passthrough"):
+                continue
+            if not (hasattr(t, "fit") or hasattr(t, "fit_transform")) or not hasattr(
+                t, "transform"
+            ):
+                raise TypeError(
+                    "All estimators should implement fit and transform. "
+                    f"'{t!r}' (type {type(t)}) doesn't"
+                )
+        w = self.transformer_weights or {}
+        bad = set(w) - set(names)
+        if bad:
+            raise ValueError(
+                f'Attempting to weight transformer "{sorted(bad)[0]}", but it is not present in '
+                f"transformer_list."
+            )
+
+    def _hstack(self, blocks, X):
+        if not blocks:
+            n = X.shape[0] if hasattr(X, "shape") else len(X)
+            return np.zeros((n, 0))
+        if any(is_ember(b) for b in blocks):
+            dev = next(b.device for b in blocks if is_ember(b))
+            return ember.concatenate([to_device(b, dev) for b in blocks], axis=1)
+        return np.hstack([b.toarray() if hasattr(b, "toarray") else np.asarray(b) for b in blocks])
+
+    def _blocks(self, X, y, fit):
+        w = self.transformer_weights or {}
+        out, fitted = [], []
+        for name, t in self.transformer_list:
+            if t == "drop":
+                fitted.append((name, t))
+                continue
+            if t == "passthrough":
+                B = _host(X)
+            elif fit:
+                t = clone(t)
+                B = (
+                    t.fit_transform(X, y)
+                    if hasattr(t, "fit_transform")
+                    else t.fit(X, y).transform(X)
+                )
+            else:
+                B = t.transform(X)
+            if hasattr(B, "ndim") and B.ndim == 1:
+                B = B.reshape(-1, 1)
+            if name in w:
+                B = B * w[name]
+            fitted.append((name, t))
+            out.append(B)
+        if fit:
+            self.transformer_list = fitted
+        return out
+
+    def fit(self, X, y=None, **params):
+        self.fit_transform(X, y)
+        return self
+
+    def fit_transform(self, X, y=None, **params):
+        """Fit every transformer and concatenate the transformed blocks."""
+        self._validate()
+        out = self._hstack(self._blocks(X, y, True), X)
+        if hasattr(X, "shape") and len(X.shape) == 2:
+            self.n_features_in_ = int(X.shape[1])
+        return out
+
+    def transform(self, X):
+        return self._hstack(self._blocks(X, None, False), X)
+
+    @property
+    def named_transformers(self):
+        from .utils import Bunch
+
+        return Bunch(**dict(self.transformer_list))
+
+    def get_feature_names_out(self, input_features=None):
+        names = []
+        for name, t in self.transformer_list:
+            if t == "drop":
+                continue
+            if t == "passthrough":
+                sub = input_features
+                if sub is None:
+                    sub = [f"x{i}" for i in range(self.n_features_in_)]
+            else:
+                sub = t.get_feature_names_out(input_features)
+            names.extend(f"{name}__{s}" if self.verbose_feature_names_out else str(s) for s in sub)
+        return np.asarray(names, dtype=object)
+
+
+def make_union(*transformers, n_jobs=None, verbose=False):
+    """A FeatureUnion naming each transformer after its lower-cased class name."""
+    return FeatureUnion(_auto_names(transformers), n_jobs=n_jobs, verbose=verbose)

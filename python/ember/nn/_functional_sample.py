@@ -168,9 +168,11 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     ho, wo = grid.shape[1], grid.shape[2]
     ix = _unnormalize(grid[..., 0], w, align)
     iy = _unnormalize(grid[..., 1], h, align)
-    if padding_mode == "border":
+    # bilinear and nearest pad the sampling coordinate itself; bicubic pads each of its 16 taps
+    # (PyTorch's rule)
+    if padding_mode == "border" and mode != "bicubic":
         ix, iy = _core.clip(ix, 0.0, float(w - 1)), _core.clip(iy, 0.0, float(h - 1))
-    elif padding_mode == "reflection":
+    elif padding_mode == "reflection" and mode != "bicubic":
         ix, iy = _reflect(ix, w, align), _reflect(iy, h, align)
     flat = input.reshape(n, c, h * w)
     zero = padding_mode == "zeros"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._bunch import Bunch
+from ._resample import resample, shuffle
 from .validation import (
     as_float_array,
     check_array,
@@ -20,4 +21,6 @@ __all__ = [
     "check_random_state",
     "check_X_y",
     "column_or_1d",
+    "resample",
+    "shuffle",
 ]

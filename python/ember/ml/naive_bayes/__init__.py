@@ -1,0 +1,7 @@
+"""Naive Bayes classifiers (scikit-learn's ``sklearn.naive_bayes``)."""
+
+from __future__ import annotations
+
+from ._naive_bayes import BernoulliNB, GaussianNB, MultinomialNB
+
+__all__ = ["BernoulliNB", "GaussianNB", "MultinomialNB"]
