@@ -5,7 +5,10 @@ instead of scikit-learn's sample-by-sample loop): the step applies the summed pe
 gradients at the current learning rate and shrinks the weights by the product of the per-sample
 L2 factors, so one epoch covers the same learning-rate schedule (``optimal``, ``constant``,
 ``invscaling``, ``adaptive``; ``t`` counts samples). Multiclass classification is
-one-versus-all with all classes' weights updated together as one (K, d) matrix. The iterates
+one-versus-all with all classes' weights updated together as one (K, d) matrix; each problem
+stops by scikit-learn's rule (its running epoch loss, summed before each update, fails to beat
+the best by ``tol * n`` for ``n_iter_no_change`` epochs) and then keeps its weights while the
+others go on (``adaptive`` lowers one shared rate). The iterates
 are not sample-for-sample identical to scikit-learn's; the fitted models reach the same
 quality (tests compare accuracy and R^2).
 """
@@ -161,6 +164,15 @@ class _BaseSGD(BaseEstimator):
         n_avg = 0
         fi = self.fit_intercept
         ep = 0
+        K = W.shape[0]
+        # scikit-learn's stopping rule, per one-versus-all problem: the epoch's running loss
+        # (each sample's loss before its update, summed) against the best so far minus tol;
+        # a problem that stops keeps its weights while the others go on
+        per_class = self.tol is not None and not self.early_stopping
+        best_k = np.full(K, np.inf)
+        no_imp_k = np.zeros(K, dtype=np.int64)
+        active = np.ones(K, dtype=bool)
+        act = None  # device mask of the active rows (None: all)
         for ep in range(1, self.max_iter + 1):  # noqa: B007  (read after the loop)
             if self.shuffle:
                 # One gather per epoch; the batches are then contiguous slices (views).
@@ -173,12 +185,16 @@ class _BaseSGD(BaseEstimator):
             else:
                 Xp, Yp, Wp = X, Y, sw
             total = 0.0
+            run_k = None  # the running loss per problem (on the device)
             for s in range(0, n, bs):
                 xb, yb, wb = Xp[s : s + bs], Yp[s : s + bs], Wp[s : s + bs]
                 m = xb.shape[0]
                 etas = [self._eta(t + i, eta_ad, t0) for i in range(m)]
                 eta = sum(etas) / m
                 P = xb @ W.T + b
+                if per_class:
+                    lk = (_loss(self.loss, P, yb, self.epsilon) * wb[:, None]).sum(axis=0)
+                    run_k = lk if run_k is None else run_k + lk
                 # Clipped as scikit-learn's MAX_DLOSS, so diverging margins stay finite.
                 G = ember.clip(_dloss(self.loss, P, yb, self.epsilon), -1e12, 1e12)
                 G = G * wb[:, None]
@@ -186,12 +202,16 @@ class _BaseSGD(BaseEstimator):
                 if l2:
                     for e in etas:
                         shrink *= max(1.0 - e * l2, 0.0)
-                W = W * shrink - eta * (G.T @ xb)
-                if fi:
-                    b = b - eta * G.sum(axis=0)
+                W_new = W * shrink - eta * (G.T @ xb)
+                b_new = b - eta * G.sum(axis=0) if fi else b
                 if l1:
                     thr = eta * l1 * m
-                    W = ember.sign(W) * ember.maximum(ember.abs(W) - thr, 0.0)
+                    W_new = ember.sign(W_new) * ember.maximum(ember.abs(W_new) - thr, 0.0)
+                if act is None:
+                    W, b = W_new, b_new
+                else:  # stopped problems keep their weights
+                    W = ember.where(act[:, None], W_new, W)
+                    b = ember.where(act, b_new, b) if fi else b
                 t += m
                 if self.average:
                     start = 1 if self.average is True else int(self.average)
@@ -199,13 +219,30 @@ class _BaseSGD(BaseEstimator):
                         n_avg += 1
                         avg_W = W if avg_W is None else avg_W + (W - avg_W) / n_avg
                         avg_b = b if avg_b is None else avg_b + (b - avg_b) / n_avg
-            P = X @ W.T + b
-            total = float((_loss(self.loss, P, Y, self.epsilon) * sw[:, None]).sum()) / n
-            if pen is not None:
-                total += alpha * (
-                    (1 - l1r) * 0.5 * float((W * W).sum()) + l1r * float(ember.abs(W).sum())
-                )
             if self.tol is None:
+                continue
+            if not per_class:
+                P = X @ W.T + b
+                total = float((_loss(self.loss, P, Y, self.epsilon) * sw[:, None]).sum()) / n
+                if pen is not None:
+                    total += alpha * (
+                        (1 - l1r) * 0.5 * float((W * W).sum()) + l1r * float(ember.abs(W).sum())
+                    )
+            if per_class:
+                losses = ember.asnumpy(run_k).astype(np.float64)  # K numbers per epoch
+                worse = losses > best_k - self.tol * n
+                no_imp_k = np.where(active & worse, no_imp_k + 1, np.where(active, 0, no_imp_k))
+                best_k = np.where(active, np.minimum(best_k, losses), best_k)
+                done = active & (no_imp_k >= self.n_iter_no_change)
+                if done.any():
+                    if self.learning_rate == "adaptive" and eta_ad > 1e-6:
+                        eta_ad /= 5.0
+                        no_imp_k[done] = 0
+                    else:
+                        active &= ~done
+                        if not active.any():
+                            break
+                        act = ember.asarray(active, device=W.device)
                 continue
             if self.early_stopping:
                 score = self._val_score(Xv, Yv, W, b)
