@@ -312,8 +312,8 @@ from . import utils  # noqa: E402
 # Subpackages that import on first use (``ember.keras``, ``ember.frame``...), so ``import
 # ember`` does not pay for them.
 _LAZY_SUBMODULES = (
-    "backends", "config", "dask", "distributions", "frame", "func", "keras", "lib", "ml",
-    "ndimage", "special", "testing",
+    "backends", "config", "dask", "distributions", "frame", "func", "jit", "keras", "lib",
+    "ml", "ndimage", "special", "testing",
 )  # fmt: skip
 
 

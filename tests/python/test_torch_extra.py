@@ -405,3 +405,155 @@ def test_load_keywords_and_cuda_amp(tmp_path, device):
     ac = torch.cuda.amp.autocast(dtype=ember.bfloat16)
     assert ac.device_type == "cuda" and ac.fast_dtype == ember.bfloat16
     assert torch.cuda.amp.GradScaler(init_scale=8.0).get_scale() == 8.0
+
+
+def test_jit_script_and_trace_compile(device):
+    @torch.jit.script
+    def f(x, y):
+        if float(x.sum()) > 0:  # control flow stays Python's: both branches work
+            return x * y + 1
+        return x - y
+
+    one = torch.ones(3, device=device)
+    assert _n(f(one, one)).tolist() == [2, 2, 2] and _n(f(-one, one)).tolist() == [-2, -2, -2]
+    torch.manual_seed(0)
+    m = nn.Linear(3, 2).to(device)
+    x = torch.randn(4, 3, device=device)
+    tm = torch.jit.trace(m, x)
+    np.testing.assert_allclose(_n(tm(x)), _n(m(x)), rtol=1e-6)
+    sm = torch.jit.script(m)
+    np.testing.assert_allclose(_n(sm(x)), _n(m(x)), rtol=1e-6)
+    assert not torch.jit.is_scripting() and torch.jit.annotate(list, [1]) == [1]
+    assert torch.jit.ignore(len) is len and torch.jit.export(len) is len
+    with pytest.raises(TypeError, match="expected a function or an nn.Module"):
+        torch.jit.script(3)
+
+
+def test_data_parallel_equals_the_module(device):
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)).to(device)
+    x = torch.randn(7, 4, device=device)
+    ref = net(x)
+    ref.square().sum().backward()
+    g_ref = [_n(p.grad) for p in net.parameters()]
+    net.zero_grad()
+    # three "devices" (the same one three times): the batch is split 3/2/2, the second and third
+    # chunks run through functional_call on parameter copies, gradients flow back to net's
+    dp = nn.DataParallel(net, device_ids=[device] * 3)
+    y = dp(x)
+    np.testing.assert_allclose(_n(y), _n(ref), rtol=1e-6, atol=1e-7)
+    y.square().sum().backward()
+    for a, p in zip(g_ref, net.parameters(), strict=True):
+        np.testing.assert_allclose(_n(p.grad), a, rtol=1e-5, atol=1e-6)
+
+    # tuple outputs gather elementwise; non-array arguments are repeated
+    class Two(nn.Module):
+        def forward(self, a, scale):
+            return a * scale, (a + 1).sum(axis=1)
+
+    outs = nn.DataParallel(Two(), device_ids=[device] * 2)(x, 2.0)
+    np.testing.assert_allclose(_n(outs[0]), _n(x) * 2, rtol=1e-6)
+    assert outs[1].shape == (7,)
+    assert nn.DataParallel(net, device_ids=[device])(x).shape == (7, 2)
+    with pytest.raises(TypeError, match="must be an nn.Module"):
+        nn.DataParallel(lambda v: v)
+
+
+def _np_mha(q, k, v, E, H, w_in, b_in, bk, bv, zero, w_out, b_out, kpm=None, mask=None):
+    """PyTorch's multi_head_attention_forward in NumPy (float64), (L, N, E) inputs."""
+    L, N, _ = q.shape
+    Dh = E // H
+    qp = q @ w_in[:E].T + b_in[:E]
+    kp = k @ w_in[E : 2 * E].T + b_in[E : 2 * E]
+    vp = v @ w_in[2 * E :].T + b_in[2 * E :]
+    add = np.zeros((N, L, k.shape[0]))
+    if mask is not None:
+        add = add + np.where(mask, -np.inf, 0.0)
+    if kpm is not None:
+        add = add + np.where(kpm[:, None, :], -np.inf, 0.0)
+    if bk is not None:
+        kp = np.concatenate([kp, np.broadcast_to(bk.reshape(1, 1, E), (1, N, E))])
+        vp = np.concatenate([vp, np.broadcast_to(bv.reshape(1, 1, E), (1, N, E))])
+        add = np.concatenate([add, np.zeros((N, L, 1))], axis=-1)
+    S = kp.shape[0]
+    qh = qp.reshape(L, N, H, Dh).transpose(1, 2, 0, 3)
+    kh = kp.reshape(S, N, H, Dh).transpose(1, 2, 0, 3)
+    vh = vp.reshape(S, N, H, Dh).transpose(1, 2, 0, 3)
+    if zero:
+        kh = np.concatenate([kh, np.zeros((N, H, 1, Dh))], axis=2)
+        vh = np.concatenate([vh, np.zeros((N, H, 1, Dh))], axis=2)
+        add = np.concatenate([add, np.zeros((N, L, 1))], axis=-1)
+    sc = qh @ kh.transpose(0, 1, 3, 2) / np.sqrt(Dh) + add[:, None]
+    sc = sc - sc.max(-1, keepdims=True)
+    w = np.exp(sc)
+    w = w / w.sum(-1, keepdims=True)
+    out = (w @ vh).transpose(2, 0, 1, 3).reshape(L, N, E) @ w_out.T + b_out
+    return out, w.mean(1)
+
+
+@pytest.mark.parametrize(
+    "bias_kv,zero", [(False, False), (True, False), (False, True), (True, True)]
+)
+def test_multi_head_attention_forward_matches_numpy(device, bias_kv, zero):
+    rng = np.random.default_rng(10)
+    L, S, N, E, H = 4, 5, 2, 8, 2
+    q, k, v = (rng.standard_normal(s) for s in ((L, N, E), (S, N, E), (S, N, E)))
+    w_in, b_in = rng.standard_normal((3 * E, E)) * 0.3, rng.standard_normal(3 * E) * 0.1
+    w_out, b_out = rng.standard_normal((E, E)) * 0.3, rng.standard_normal(E) * 0.1
+    bk = rng.standard_normal((1, 1, E)) if bias_kv else None
+    bv = rng.standard_normal((1, 1, E)) if bias_kv else None
+    kpm = np.zeros((N, S), bool)
+    kpm[1, -2:] = True
+    mask = np.triu(np.ones((L, S), bool), 1)
+    ref, ref_w = _np_mha(q, k, v, E, H, w_in, b_in, bk, bv, zero, w_out, b_out, kpm, mask)
+    A = lambda x: None if x is None else _a(device, x)  # noqa: E731
+    out, w = F.multi_head_attention_forward(
+        A(q), A(k), A(v), E, H, A(w_in), A(b_in), A(bk), A(bv), zero, 0.0, A(w_out), A(b_out),
+        key_padding_mask=A(kpm), attn_mask=A(mask),
+    )  # fmt: skip
+    np.testing.assert_allclose(_n(out), ref, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(_n(w), ref_w, rtol=1e-9, atol=1e-12)
+    # the module with the same weights (batch_first) agrees, and trains
+    mha = nn.MultiheadAttention(E, H, add_bias_kv=bias_kv, add_zero_attn=zero, batch_first=True,
+                                dtype="float64", device=device)  # fmt: skip
+    with ember.no_grad():
+        mha.in_proj_weight[...] = A(w_in)
+        mha.in_proj_bias[...] = A(b_in)
+        mha.out_proj.weight[...] = A(w_out)
+        mha.out_proj.bias[...] = A(b_out)
+        if bias_kv:
+            mha.bias_k[...] = A(bk)
+            mha.bias_v[...] = A(bv)
+    o2, w2 = mha(A(q).swapaxes(0, 1), A(k).swapaxes(0, 1), A(v).swapaxes(0, 1),
+                 key_padding_mask=A(kpm), attn_mask=A(mask))  # fmt: skip
+    np.testing.assert_allclose(_n(o2).swapaxes(0, 1), ref, rtol=1e-9, atol=1e-12)
+    o2.sum().backward()
+    assert mha.in_proj_weight.grad is not None
+    if bias_kv:
+        assert mha.bias_k.grad is not None and mha.bias_v.grad is not None
+    else:
+        assert mha.bias_k is None
+
+
+def test_multi_head_attention_forward_matches_torch_when_installed(device):
+    real = pytest.importorskip("torch")
+    rng = np.random.default_rng(11)
+    L, S, N, E, H = 3, 4, 2, 8, 4
+    q, k, v = (rng.standard_normal(s) for s in ((L, N, E), (S, N, E), (S, N, E)))
+    w_in, b_in = rng.standard_normal((3 * E, E)), rng.standard_normal(3 * E)
+    w_out, b_out = rng.standard_normal((E, E)), rng.standard_normal(E)
+    bk, bv = rng.standard_normal((1, 1, E)), rng.standard_normal((1, 1, E))
+    kpm = np.zeros((N, S), bool)
+    kpm[0, -1] = True
+    T = real.tensor
+    ref, ref_w = real.nn.functional.multi_head_attention_forward(
+        T(q), T(k), T(v), E, H, T(w_in), T(b_in), T(bk), T(bv), True, 0.0, T(w_out), T(b_out),
+        training=False, key_padding_mask=T(kpm), average_attn_weights=False,
+    )  # fmt: skip
+    out, w = F.multi_head_attention_forward(
+        _a(device, q), _a(device, k), _a(device, v), E, H, _a(device, w_in), _a(device, b_in),
+        _a(device, bk), _a(device, bv), True, 0.0, _a(device, w_out), _a(device, b_out),
+        training=False, key_padding_mask=_a(device, kpm), average_attn_weights=False,
+    )  # fmt: skip
+    np.testing.assert_allclose(_n(out), ref.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(_n(w), ref_w.numpy(), rtol=1e-9, atol=1e-12)

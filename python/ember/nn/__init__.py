@@ -15,6 +15,7 @@ from ._attention import (
     TransformerEncoderLayer,
 )
 from ._container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from ._data_parallel import DataParallel
 from ._layers import (
     GELU,
     BatchNorm1d,
@@ -159,6 +160,7 @@ __all__ = [
     "BatchNorm1d",
     "Bilinear",
     "CrossEntropyLoss",
+    "DataParallel",
     "Dropout",
     "Embedding",
     "Flatten",

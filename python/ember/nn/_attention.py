@@ -11,9 +11,9 @@ import math
 from .. import _core
 from .._matrices import triu
 from ._container import ModuleList
-from ._functional_activation import gelu, relu, softmax
-from ._functional_attention import _additive, scaled_dot_product_attention
-from ._functional_layers import dropout, linear
+from ._functional_activation import gelu, relu
+from ._functional_attention import scaled_dot_product_attention
+from ._functional_mha import multi_head_attention_forward
 from ._layers import Dropout, LayerNorm, Linear
 from ._module import Module
 from ._parameter import Parameter
@@ -55,8 +55,6 @@ class MultiheadAttention(Module):
             raise ValueError(
                 f"{who}: embed_dim {embed_dim} is not divisible by num_heads {num_heads}"
             )
-        if add_bias_kv or add_zero_attn:
-            raise ValueError(f"{who}: add_bias_kv and add_zero_attn are not supported")
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.head_dim = embed_dim // num_heads
         self.kdim, self.vdim = kdim or embed_dim, vdim or embed_dim
@@ -90,6 +88,14 @@ class MultiheadAttention(Module):
         self.out_proj = Linear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
         if bias:
             init.zeros_(self.out_proj.bias)
+        if add_bias_kv:  # a learned key and value appended to every sequence (PyTorch's init)
+            self.bias_k = Parameter(_core.empty((1, 1, embed_dim), dtype=dtype, device=device))
+            self.bias_v = Parameter(_core.empty((1, 1, embed_dim), dtype=dtype, device=device))
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = bool(add_zero_attn)
 
     def forward(
         self,
@@ -102,65 +108,20 @@ class MultiheadAttention(Module):
         average_attn_weights=True,
         is_causal=False,
     ):
-        unbatched = query.ndim == 2
-        if unbatched:
-            query, key, value = query[:, None], key[:, None], value[:, None]
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask[None]
-        elif self.batch_first:
+        if self.batch_first and query.ndim == 3:
             query, key, value = (a.swapaxes(0, 1) for a in (query, key, value))
-        L, N, E = query.shape  # noqa: N806
-        S = key.shape[0]  # noqa: N806
-        H, Dh = self.num_heads, self.head_dim  # noqa: N806
-        b = self.in_proj_bias
-        bq, bk, bv = (None, None, None) if b is None else (b[:E], b[E : 2 * E], b[2 * E :])
-        if self._qkv_same_embed_dim:
-            w = self.in_proj_weight
-            wq, wk, wv = w[:E], w[E : 2 * E], w[2 * E :]
-        else:
-            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        q = linear(query, wq, bq)
-        k = linear(key, wk, bk)
-        v = linear(value, wv, bv)
-        # (L, N, E) -> (N, H, L, Dh)
-        q = q.reshape((L, N, H, Dh)).transpose((1, 2, 0, 3))
-        k = k.reshape((S, N, H, Dh)).transpose((1, 2, 0, 3))
-        v = v.reshape((S, N, H, Dh)).transpose((1, 2, 0, 3))
-        if not need_weights and attn_mask is None and key_padding_mask is None:
-            # PyTorch's fast path: the fused attention kernel where it applies
-            out = scaled_dot_product_attention(
-                q, k, v, dropout_p=self.dropout if self.training else 0.0, is_causal=is_causal
-            )
-            out = self.out_proj(out.transpose((2, 0, 1, 3)).reshape((L, N, E)))
-            if unbatched:
-                out = out[:, 0]
-            elif self.batch_first:
-                out = out.swapaxes(0, 1)
-            return out, None
-        scores = (q @ k.swapaxes(-1, -2)) * (1.0 / math.sqrt(Dh))
-        if is_causal and attn_mask is None:
-            attn_mask = triu(_core.ones((L, S), dtype=_core.bool, device=q.device), k=1)
-        if attn_mask is not None:
-            m = _additive(attn_mask, scores.dtype, scores)
-            scores = scores + (m if m.ndim == 2 else m.reshape((N, H, L, S)))
-        if key_padding_mask is not None:
-            scores = scores + _additive(key_padding_mask, scores.dtype, scores).reshape(
-                (N, 1, 1, S)
-            )
-        w = softmax(scores, dim=-1)
-        if self.dropout and self.training:
-            w = dropout(w, self.dropout, True)
-        out = (w @ v).transpose((2, 0, 1, 3)).reshape((L, N, E))
-        out = self.out_proj(out)
-        if unbatched:
-            out = out[:, 0]
-        elif self.batch_first:
+        out, weights = multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight, average_attn_weights=average_attn_weights,
+            is_causal=is_causal,
+        )  # fmt: skip
+        if self.batch_first and query.ndim == 3:
             out = out.swapaxes(0, 1)
-        if not need_weights:
-            return out, None
-        weights = w.mean(axis=1) if average_attn_weights else w
-        if unbatched:
-            weights = weights[0]
         return out, weights
 
 

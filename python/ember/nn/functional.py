@@ -98,6 +98,7 @@ from ._functional_loss import (
     nll_loss,
     smooth_l1_loss,
 )
+from ._functional_mha import multi_head_attention_forward
 from ._functional_norm import (
     batch_norm,
     layer_norm,
@@ -128,6 +129,7 @@ __all__ = [
     "pixel_shuffle",
     "unfold",
     "scaled_dot_product_attention",
+    "multi_head_attention_forward",
     "affine_grid",
     "glu",
     "grid_sample",
