@@ -74,3 +74,31 @@ def test_batch_norm_module_in_a_training_step(device):
     np.testing.assert_allclose(ember.asnumpy(m[1].running_mean),
                                0.1 * ember.asnumpy(m[0](x).mean(axis=(0, 2, 3))),
                                rtol=1e-4, atol=1e-6)  # fmt: skip
+
+
+def test_per_channel_kernels_equal_the_eager_arithmetic(device):
+    """The GPU's fused per-channel steps (coefficients, backward factors, running statistics)
+    give the eager ops' results bit for bit (run here through ember.fuse on either device)."""
+    from ember.nn import _batchnorm_fused as B
+
+    rng = np.random.default_rng(4)
+    var, w, s1, s2 = (ember.asarray(rng.random(7).astype(np.float32) + 0.1, device=device)
+                      for _ in range(4))  # fmt: skip
+    inv, scale = B._coef(var, w, 1e-5)
+    inv_e = 1.0 / ember.sqrt(var + 1e-5)
+    assert (ember.asnumpy(inv) == ember.asnumpy(inv_e)).all()
+    assert (ember.asnumpy(scale) == ember.asnumpy(inv_e * w)).all()
+    n = 12345
+    outs = B._coef_bwd(s1, s2, inv_e, w, float(n))
+    eager = (inv_e * w, s1 / n, s2 * inv_e * inv_e / n, s2 * inv_e)
+    for a, e in zip(outs, eager, strict=True):
+        assert (ember.asnumpy(a) == ember.asnumpy(e)).all()
+    k1 = B._coef_bwd(s1, s2, inv_e, 1.0, float(n))[0]  # no affine weight: the factor is invstd
+    assert (ember.asnumpy(k1) == ember.asnumpy(inv_e)).all()
+    r = ember.asarray(rng.random(7), device=device)  # float64 running stats, float32 batch stats
+    got = B._running(r, var, 0.9, 0.1 * n / (n - 1))
+    ref = r * 0.9 + var.astype("float64") * (0.1 * n / (n - 1))
+    assert (ember.asnumpy(got) == ember.asnumpy(ref)).all()
+    r2 = r.copy()
+    B.update_running(r2, var, 0.1, 0.1 * n / (n - 1))
+    assert (ember.asnumpy(r2) == ember.asnumpy(ref)).all()

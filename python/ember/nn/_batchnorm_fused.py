@@ -47,6 +47,46 @@ def _kernels(axes):
     return k
 
 
+# The per-channel arithmetic between the passes, as one kernel each on the GPU (on the CPU the
+# eager ops are cheaper than a fused call): the same expressions in the same order, so the
+# results are the eager ones bit for bit.
+@fuse(kernel_name="ember_bn_coef")
+def _coef(var, w, eps):
+    inv = 1.0 / _em().sqrt(var + eps)
+    return inv, inv * w
+
+
+@fuse(kernel_name="ember_bn_coef_bwd")
+def _coef_bwd(s1, s2, inv, w, n):
+    return inv * w, s1 / n, s2 * inv * inv / n, s2 * inv
+
+
+@fuse(kernel_name="ember_bn_running")
+def _running(r, stat, keep, take):
+    return r * keep + stat.astype(r.dtype) * take
+
+
+def _scale(var, weight, eps, gpu):
+    """(invstd, invstd * weight) as float32 (C,) arrays."""
+    if weight is None:
+        return (1.0 / _em().sqrt(var + eps),) * 2
+    w = weight.astype("float32", copy=False)
+    if gpu:
+        return _coef(var, w, eps)
+    inv = 1.0 / _em().sqrt(var + eps)
+    return inv, inv * w
+
+
+def update_running(running, stat, momentum, take=None):
+    """running <- running * (1 - momentum) + stat * take (default: momentum), in place."""
+    take = momentum if take is None else take
+    if running.device.type == "cuda":
+        running[...] = _running(running, stat, 1.0 - momentum, take)
+    else:
+        running *= 1.0 - momentum
+        running += stat.astype(running.dtype) * take
+
+
 @fuse(kernel_name="ember_bn_normalize")
 def _normalize(x, m, scale, shift):
     return ((x.astype("float32") - m) * scale + shift).astype(x.dtype)
@@ -73,9 +113,8 @@ def _function():
             def forward(ctx, x, weight, bias, eps, axes, shape, stats):
                 mean, var = _stats(x, axes, shape)
                 stats += [mean, var]
-                invstd = 1.0 / _em().sqrt(var + eps)
-                scale = invstd if weight is None else invstd * weight.astype("float32")
-                shift = 0.0 if bias is None else bias.astype("float32").reshape(shape)
+                invstd, scale = _scale(var, weight, eps, x.device.type == "cuda")
+                shift = 0.0 if bias is None else bias.astype("float32", copy=False).reshape(shape)
                 y = _normalize(x, mean.reshape(shape), scale.reshape(shape), shift)
                 ctx.save_for_backward(x, weight, mean, invstd)
                 ctx.axes, ctx.shape = axes, shape
@@ -91,13 +130,15 @@ def _function():
                 s1 = k["sum_dy"](dy)
                 s2 = k["sum_dy_xmu"](dy, x, m)
                 n = x.size // x.shape[1]
-                w = invstd if weight is None else invstd * weight.astype("float32")
-                dx = _dx(
-                    dy, x, m, w.reshape(shape), (s1 / n).reshape(shape),
-                    (s2 * invstd * invstd / n).reshape(shape),
-                )  # fmt: skip
-                dw = (s2 * invstd).astype(weight.dtype) if ctx.has_w else None
-                db = None if ctx.b_dtype is None else s1.astype(ctx.b_dtype)
+                wf = 1.0 if weight is None else weight.astype("float32", copy=False)
+                if dy.device.type == "cuda":
+                    w, k2, k3, dwf = _coef_bwd(s1, s2, invstd, wf, float(n))
+                else:
+                    w = invstd if weight is None else invstd * wf
+                    k2, k3, dwf = s1 / n, s2 * invstd * invstd / n, s2 * invstd
+                dx = _dx(dy, x, m, w.reshape(shape), k2.reshape(shape), k3.reshape(shape))
+                dw = dwf.astype(weight.dtype, copy=False) if ctx.has_w else None
+                db = None if ctx.b_dtype is None else s1.astype(ctx.b_dtype, copy=False)
                 return dx, dw, db, None, None, None, None
 
         _FNS["fn"] = BatchNormFused
@@ -118,7 +159,6 @@ def batch_norm_train(x, weight, bias, eps, axes, shape):
         y = fn.apply(x, weight, bias, eps, axes, shape, stats)
         return (y, *stats)
     mean, var = _stats(x, axes, shape)
-    invstd = 1.0 / _em().sqrt(var + eps)
-    scale = invstd if weight is None else invstd * weight.astype("float32")
-    shift = 0.0 if bias is None else bias.astype("float32").reshape(shape)
+    _, scale = _scale(var, weight, eps, x.device.type == "cuda")
+    shift = 0.0 if bias is None else bias.astype("float32", copy=False).reshape(shape)
     return _normalize(x, mean.reshape(shape), scale.reshape(shape), shift), mean, var

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import _core
 from .._dtypes import finfo
 from ..amp import FLOAT32, cast_policy
-from ._batchnorm_fused import batch_norm_train
+from ._batchnorm_fused import batch_norm_train, update_running
 from ._functional_checks import (
     _F,
     _array,
@@ -133,11 +133,9 @@ def batch_norm(
             n = input.size // c
             with no_grad():
                 if running_mean is not None:
-                    running_mean *= 1.0 - momentum
-                    running_mean += mean.astype(running_mean.dtype) * momentum
+                    update_running(running_mean, mean, momentum)
                 if running_var is not None:
-                    running_var *= 1.0 - momentum
-                    running_var += var.astype(running_var.dtype) * (momentum * n / (n - 1))
+                    update_running(running_var, var, momentum, momentum * n / (n - 1))
         return y
     half = _half(input)
     x = input.astype(_core.float32) if half else input
