@@ -499,3 +499,11 @@ def test_frame_additions_match_pandas(device):
         ge.get_group(99)
     with pytest.raises(ValueError, match="interpolation"):
         df.quantile(0.5, method="table")
+
+
+def test_describe_over_ember_partitions():
+    """``ddf.describe()``: Dask's meta pass builds an empty float label axis beside text."""
+    pdf = pd.DataFrame({"a": np.arange(20), "b": np.arange(20.0) * 2})
+    ref = dd.from_pandas(pdf, npartitions=3).describe().compute()
+    got = dd.from_pandas(pdf, npartitions=3).to_backend("ember").describe().compute()
+    pd.testing.assert_frame_equal(got.to_pandas(), ref)

@@ -611,3 +611,46 @@ def test_empty_frames(device):
         fd.qcut(d.a, 2)
     with pytest.raises(ValueError, match="empty"):
         d.idxmax()
+
+
+def test_index_assignment_list_construction_and_inplace(device):
+    """``obj.index = [...]`` converts and checks the length (it stored the list before), a
+    DataFrame from a list of Series or of scalars, and pandas' ``inplace=True``."""
+    pdf = pd.DataFrame({"a": [1, 2, 3], "b": [4.0, 5.0, 6.0]})
+    df = fd.from_pandas(pdf, device=device)
+    df.index = ["x", "y", "z"]
+    pdf.index = ["x", "y", "z"]
+    pd.testing.assert_frame_equal(df.to_pandas(), pdf)
+    with pytest.raises(ValueError, match="Length mismatch: Expected axis has 3 elements"):
+        df.index = [1, 2]
+    s = fd.Series([1.0, 2.0, 3.0], device=device)
+    s.index = np.array([0.5, 1.5, 2.5])
+    pd.testing.assert_series_equal(s.to_pandas(), pd.Series([1.0, 2.0, 3.0], index=[0.5, 1.5, 2.5]))
+    a = fd.Series([1.0, 2.0], name="p", device=device)
+    rows = fd.DataFrame([a, a * 2], index=["r1", "r2"])
+    ref = pd.DataFrame([a.to_pandas(), (a * 2).to_pandas()], index=["r1", "r2"])
+    pd.testing.assert_frame_equal(rows.to_pandas(), ref, check_column_type=False)
+    pd.testing.assert_frame_equal(
+        fd.DataFrame([1, 2, 3], columns=["c"]).to_pandas(), pd.DataFrame([1, 2, 3], columns=["c"])
+    )
+    d2 = fd.from_pandas(pdf, device=device)
+    p2 = pdf.copy()
+    assert d2.set_index("a", inplace=True) is None
+    p2.set_index("a", inplace=True)
+    pd.testing.assert_frame_equal(d2.to_pandas(), p2)
+    d2.reset_index(inplace=True)
+    p2.reset_index(inplace=True)
+    d2.rename(columns={"b": "B"}, inplace=True)
+    p2.rename(columns={"b": "B"}, inplace=True)
+    d2.drop(columns=["a"], inplace=True)
+    p2.drop(columns=["a"], inplace=True)
+    pd.testing.assert_frame_equal(d2.to_pandas(), p2)
+
+
+def test_concat_text_with_an_empty_numeric_piece(device):
+    a = fd.Series([1.0, 2.0], index=["x", "y"], device=device)
+    e = fd.Series([], dtype="float64", device=device)
+    got = fd.concat([e, a])
+    assert got.index.to_pandas().tolist() == ["x", "y"]
+    with pytest.raises(TypeError, match="cannot combine string and non-string"):
+        fd.concat([fd.Series(["u"], device=device), fd.Series([1.0], device=device)])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -503,6 +505,23 @@ def _build(data, index, columns, dev):
         return _build(pd.DataFrame(data), index, columns, dev)
     if isinstance(data, list) and data and isinstance(data[0], (list, tuple)):
         return _build(pd.DataFrame(data, columns=columns), index, None, dev)
+    if isinstance(data, (list, tuple)) and data and all(isinstance(v, Series) for v in data):
+        # one row per Series (pandas' rule): the rows stacked on their device
+        from .reshape import concat
+
+        rows = concat([v.to_frame().T for v in data], axis=0)
+        names = [v.name for v in data]
+        if index is None:
+            index = names if all(nm is not None for nm in names) else None
+        rows = rows.reset_index(drop=True)
+        cols = {k: rows[k]._col for k in rows.columns}
+        if columns is not None:
+            cols = {k: cols[k] for k in columns}
+        return cols, as_index(index, dev, len(data))
+    if isinstance(data, (list, tuple)) and not any(
+        isinstance(v, (Series, _em.ndarray)) for v in data
+    ):  # host values (scalars: one column), as pandas builds them
+        return _build(pd.DataFrame(list(data), columns=columns), index, None, dev)
     if not isinstance(data, dict):
         raise TypeError(
             f"ember.frame.DataFrame: data of type {type(data).__name__} is not "
@@ -572,3 +591,19 @@ def _build(data, index, columns, dev):
 
 
 DataFrame._add_operators()
+
+
+def _with_inplace(fn):
+    """`fn` also taking pandas' ``inplace=True`` (this frame becomes the result; None back)."""
+
+    @functools.wraps(fn)
+    def method(self, *args, inplace=False, **kwargs):
+        return self._inplace(fn(self, *args, **kwargs), inplace)
+
+    return method
+
+
+for _name in ("drop", "rename", "set_index", "reset_index", "where", "mask", "replace", "clip",
+              "sort_index"):  # fmt: skip
+    setattr(DataFrame, _name, _with_inplace(getattr(DataFrame, _name)))
+del _name

@@ -54,6 +54,29 @@ def unsupported(cls_name, name):
 
 
 class FrameBase:
+    @property
+    def index(self):
+        """The row labels (an ember.frame Index)."""
+        return self.__dict__.get("_index")
+
+    @index.setter
+    def index(self, value):
+        # pandas' rule: any labels of the right length (a list, an array, a pandas Index)
+        from .index import Index, as_index
+
+        if not isinstance(value, Index):
+            old = self.__dict__.get("_index")
+            dev = old.device if old is not None else None
+            n = len(old) if old is not None else None
+            new = as_index(value, dev)
+            if n is not None and len(new) != n:
+                raise ValueError(
+                    f"Length mismatch: Expected axis has {n} elements, new values have "
+                    f"{len(new)} elements"
+                )
+            value = new
+        self.__dict__["_index"] = value
+
     @classmethod
     def _add_operators(cls):
         for op in _ARITH:

@@ -480,11 +480,11 @@ class FrameMethods:
             )
         return self._map(lambda c: algos.isin(c, values))
 
-    def query(self, expr, **kwargs):
+    def query(self, expr, *, inplace=False, **kwargs):
         from .query import evaluate
 
         mask = evaluate(self, expr, kwargs.get("local_dict"))
-        return self[mask]
+        return self._inplace(self[mask], inplace)
 
     def eval(self, expr, *, inplace=False, local_dict=None, **kwargs):
         """An expression of the columns (its value), or ``"c = a + b"`` assignments (a new

@@ -12,6 +12,12 @@ from .column import Column
 
 def concat_columns(cols) -> Column:
     cols = [c for c in cols]
+    # text beside empty non-text pieces (an empty float label axis from a meta): the empty
+    # pieces add no rows, so they cannot make the combination impossible
+    if len({c.kind == "str" for c in cols}) > 1:
+        full = [c for c in cols if len(c)]
+        if full and len({c.kind == "str" for c in full}) == 1:
+            cols = full
     dev = cols[0].device
     cols = [c.to(dev) for c in cols]
     kinds = {c.kind for c in cols}

@@ -76,7 +76,7 @@ class Series(SeriesMore, FrameBase):
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
-        idx = self.__dict__.get("index")
+        idx = self.__dict__.get("_index")
         if type(idx) is Index and idx._col.kind == "str":  # a text label, as pandas' ``row.a``
             try:
                 return self.loc[name]

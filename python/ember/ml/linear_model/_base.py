@@ -88,9 +88,10 @@ class LinearModel(BaseEstimator):
             self.intercept_ = to_output(inter, kind)
 
 
-def fit_xy(est, X, y, sample_weight, *, y_numeric=True):
-    """Validate for a regressor: float X, numeric y (1-D or 2-D) in X's dtype, weights."""
-    Xa, ya = check_X_y(X, y, estimator=est, y_numeric=y_numeric, multi_output=True)
+def fit_xy(est, X, y, sample_weight, *, y_numeric=True, multi_output=True):
+    """Validate for a regressor: float X, numeric y (1-D, or 2-D when ``multi_output``; a
+    column vector then warns) in X's dtype, weights."""
+    Xa, ya = check_X_y(X, y, estimator=est, y_numeric=y_numeric, multi_output=multi_output)
     ya = ya.astype(Xa.dtype)
     check_n_features(est, Xa, reset=True)
     w = None if sample_weight is None else check_sample_weight(sample_weight, Xa)

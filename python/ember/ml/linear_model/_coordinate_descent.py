@@ -25,13 +25,38 @@ from ._base import LinearModel, fit_xy, preprocess_data
 __all__ = ["ElasticNet", "Lasso", "enet_path_gram"]
 
 
-def _cd_gram(G, b, yy, l1, l2, positive, max_iter, tol, order, w0=None):
-    """min 0.5 w'Gw - b'w + 0.5 yy + l1 |w|_1 + 0.5 l2 |w|^2 on host arrays (one target)."""
+def _gap(w, q, b, yy, l1, l2, positive):
+    """Duality gap of the elastic-net problem from the Gram quantities (q = G @ w)."""
+    R2 = max(yy - 2.0 * w @ b + w @ q, 0.0)
+    XtR = b - q
+    ry = yy - w @ b
+    if positive:
+        dual = np.max(XtR - l2 * w)
+    else:
+        dual = np.max(np.abs(XtR - l2 * w))
+    if dual > l1:
+        const = l1 / dual
+        gap = 0.5 * (R2 + R2 * const**2)
+    else:
+        const = 1.0
+        gap = R2
+    return gap + l1 * np.abs(w).sum() - const * ry + 0.5 * l2 * (1 + const**2) * (w @ w)
+
+
+def _cd_gram(G, b, yy, l1, l2, positive, max_iter, tol, order, w0=None, check_first=False):
+    """min 0.5 w'Gw - b'w + 0.5 yy + l1 |w|_1 + 0.5 l2 |w|^2 on host arrays (one target).
+
+    ``check_first``: return the start unchanged (0 iterations) when its duality gap already
+    meets the tolerance, as scikit-learn's path does for warm starts."""
     d = G.shape[0]
     w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
     q = G @ w  # G @ w, kept up to date
     diag = np.diag(G).copy()
     tol_abs = tol * yy
+    if check_first:
+        gap = _gap(w, q, b, yy, l1, l2, positive)
+        if 0 <= gap <= tol_abs:
+            return w, gap, 0
     gap = tol_abs + 1.0
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
@@ -52,20 +77,7 @@ def _cd_gram(G, b, yy, l1, l2, positive, max_iter, tol, order, w0=None):
             d_w_max = max(d_w_max, abs(new - wj))
             w_max = max(w_max, abs(new))
         if w_max == 0.0 or d_w_max / w_max <= tol or n_iter == max_iter:
-            R2 = max(yy - 2.0 * w @ b + w @ q, 0.0)
-            XtR = b - q
-            ry = yy - w @ b
-            if positive:
-                dual = np.max(XtR - l2 * w)
-            else:
-                dual = np.max(np.abs(XtR - l2 * w))
-            if dual > l1:
-                const = l1 / dual
-                gap = 0.5 * (R2 + R2 * const**2)
-            else:
-                const = 1.0
-                gap = R2
-            gap += l1 * np.abs(w).sum() - const * ry + 0.5 * l2 * (1 + const**2) * (w @ w)
+            gap = _gap(w, q, b, yy, l1, l2, positive)
             if gap <= tol_abs:
                 break
     return w, gap, n_iter
