@@ -172,7 +172,8 @@ def test_model_checkpoint(tmp_path, device):
     for a, b in zip(m.get_weights(), m2.get_weights(), strict=True):
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="must end in `.keras`"):
-        CB.ModelCheckpoint(str(tmp_path / "m.h5"))
+        CB.ModelCheckpoint(str(tmp_path / "m.bin"))
+    CB.ModelCheckpoint(str(tmp_path / "m.h5"))  # Keras 2's legacy format is accepted
 
 
 def test_learning_rate_callbacks():
@@ -330,9 +331,9 @@ def test_save_and_load_sequential(tmp_path, device):
     res = m2.evaluate(x, y, verbose=0, return_dict=True)
     assert set(res) == {"loss", "accuracy"}
     with pytest.raises(ValueError, match="must end in `.keras`"):
-        m.save(tmp_path / "m.h5")
+        m.save(tmp_path / "m.bin")
     with pytest.raises(ValueError, match="format not supported"):
-        keras.models.load_model(tmp_path / "m.h5")
+        keras.models.load_model(tmp_path / "m.bin")
 
 
 def test_save_functional_with_conv(tmp_path):
@@ -397,9 +398,9 @@ def test_weights_h5_round_trip_in_keras_layout(tmp_path, device):
 def test_save_weights_errors(tmp_path):
     m = mlp()
     with pytest.raises(ValueError, match=r"must end in `.weights.h5`"):
-        m.save_weights(tmp_path / "w.h5")
+        m.save_weights(tmp_path / "w.bin")
     with pytest.raises(ValueError, match=r"must end in `.weights.h5`"):
-        m.load_weights(tmp_path / "w.h5")
+        m.load_weights(tmp_path / "w.bin")
     m.save_weights(tmp_path / "w.weights.safetensors")
     other = keras.Sequential([keras.Input((6,)), L.Dense(3)])
     with pytest.raises(ValueError, match="do not match the model"):

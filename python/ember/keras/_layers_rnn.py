@@ -1,8 +1,15 @@
 """ember.keras's recurrent layers: SimpleRNN, LSTM and GRU with Keras's weight layouts
 (``kernel (in, k*units)``, ``recurrent_kernel (units, k*units)``; gates i, f, c, o for LSTM and
 z, r, h for GRU, ``reset_after=True`` by default) and options (return_sequences, return_state,
-go_backwards, initial_state, dropout, recurrent_dropout). The input projection of all time
-steps is one matmul; the recurrence is a loop of ember ops, differentiable on every device."""
+go_backwards, initial_state, dropout, recurrent_dropout, stateful). The input projection of all
+time steps is one matmul; the recurrence is a loop of ember ops, differentiable on every device.
+
+``stateful=True`` (Keras 3's rule): the layer holds its final states in non-trainable
+``Variable`` s (``layer.states``, one ``(batch, units)`` per state, on the layer's device, not
+among its weights) and starts the next call from them; the batch size must be fixed
+(``keras.Input(batch_size=)``, ``batch_input_shape=`` or the first call's data). The states are
+assigned after each call, so gradients never flow from one batch into the previous one;
+``reset_state()`` (Keras 2: ``reset_states(states=None)``) zeroes or sets them."""
 
 from __future__ import annotations
 
@@ -60,9 +67,10 @@ class _RNN(Layer):
         self.dropout, self.recurrent_dropout = float(dropout), float(recurrent_dropout)
         self.return_sequences, self.return_state = bool(return_sequences), bool(return_state)
         self.go_backwards = bool(go_backwards)
-        if stateful:
-            raise ValueError(f"{who}: stateful=True is not supported by ember.keras")
-        self.stateful, self.unroll = False, bool(unroll)
+        if not isinstance(stateful, bool):
+            raise TypeError(f"{who}: stateful must be a bool, got {stateful!r}")
+        self.stateful, self.unroll = stateful, bool(unroll)
+        self.__dict__["states"] = None  # the stateful layer's Variables (not tracked weights)
 
     def _bias_shape(self):
         return (self.gates * self.units,)
@@ -91,6 +99,66 @@ class _RNN(Layer):
                 name="bias",
                 regularizer=self.bias_regularizer,
             )
+        if self.stateful:
+            self._build_states(input_shape[0])
+
+    def _build_states(self, batch):
+        """Keras 3's RNN.build: the state Variables for a fixed batch size (zeroed again when
+        they exist), on the current default device (the input's, in a first call)."""
+        if self.states is not None:
+            self.reset_state()
+            return
+        if batch is None:
+            raise ValueError(
+                f"{self.name}: when using `stateful=True` in a RNN, the batch size must be "
+                "static. Found a dynamic batch size (None); pass `batch_size=` to keras.Input, "
+                "`batch_input_shape=` to the first layer, or call the model on data first"
+            )
+        from ._layer import Variable
+
+        self.__dict__["states"] = [
+            Variable(
+                _e.zeros((int(batch), self.units), dtype=self.dtype),
+                trainable=False,
+                name="rnn_state",
+                path=f"{self.name}/rnn_state" + (f"_{i}" if i else ""),
+            )
+            for i in range(self._n_states())
+        ]
+
+    def reset_state(self):
+        """Zeroes the states of a stateful layer (Keras 3); nothing to do otherwise."""
+        if self.states is not None:
+            for v in self.states:
+                v.assign(_e.zeros(tuple(v.shape), dtype=v.dtype, device=v.device))
+
+    def reset_states(self, states=None):
+        """Keras 2's spelling: zeroes the states, or sets them to `states` (one array, or a list
+        of ``(batch, units)`` arrays: ``[h]``, or ``[h, c]`` for LSTM)."""
+        if states is None:
+            self.reset_state()
+            return
+        if not self.stateful:
+            raise ValueError(f"{self.name}: reset_states(states=...) needs stateful=True")
+        if self.states is None:
+            raise ValueError(
+                f"{self.name}: reset_states(states=...) before the layer is built; its batch "
+                "size is not known yet"
+            )
+        values = list(states) if isinstance(states, (list, tuple)) else [states]
+        if len(values) != len(self.states):
+            raise ValueError(
+                f"{self.name}: reset_states expects {len(self.states)} array(s) in `states`, "
+                f"got {len(values)}"
+            )
+        for v, a in zip(self.states, values, strict=True):
+            shape = tuple(getattr(a, "shape", ()))
+            if shape != tuple(v.shape):
+                raise ValueError(
+                    f"{self.name}: reset_states: `states` entry of shape {shape} does not match "
+                    f"the state shape {tuple(v.shape)}"
+                )
+            v.assign(a)
 
     def _bias_init(self):
         return self.bias_initializer
@@ -137,6 +205,9 @@ class _RNN(Layer):
             elif self.return_sequences:
                 outputs.append(new[0])
             states = new
+        if self.stateful:  # Keras assigns the final states: no gradient into the next batch
+            for v, a in zip(self.states, states, strict=True):
+                v.assign(a.detach())
         out = _e.stack(outputs, axis=1) if self.return_sequences else states[0]
         if self.return_state:
             return [out] + list(states)
@@ -147,6 +218,17 @@ class _RNN(Layer):
 
     def _initial(self, x, n, initial_state):
         k = self._n_states()
+        if initial_state is None and self.stateful:
+            if self.states is None:
+                self._build_states(n)
+            if int(self.states[0].shape[0]) != n:
+                raise ValueError(
+                    f"{self.name}: a stateful RNN was built for batch size "
+                    f"{int(self.states[0].shape[0])} but got a batch of {n}; use that batch "
+                    "size (`batch_size=` of fit/predict) and a sample count divisible by it"
+                )
+            # copies: the Variables are overwritten after the call, the graph keeps these
+            return [v.detach().astype(x.dtype, copy=True) for v in self.states]
         if initial_state is None:
             z = _e.zeros((n, self.units), dtype=x.dtype, device=x.device)
             return [z] * k
@@ -185,6 +267,8 @@ class _RNN(Layer):
             "return_sequences": self.return_sequences,
             "return_state": self.return_state,
             "go_backwards": self.go_backwards,
+            "stateful": self.stateful,
+            "unroll": self.unroll,
         }
 
 

@@ -130,6 +130,31 @@ class Bidirectional(Layer):
         self.return_sequences = bool(layer.return_sequences)
         self.return_state = bool(layer.return_state)
 
+    @property
+    def states(self):
+        """The forward layer's state Variables, then the backward layer's (stateful only)."""
+        fw, bw = self.forward_layer.states, self.backward_layer.states
+        return None if fw is None else list(fw) + list(bw or [])
+
+    def reset_state(self):
+        for la in (self.forward_layer, self.backward_layer):
+            la.reset_state()
+
+    def reset_states(self, states=None):
+        """Zeroes both layers' states, or sets them from `states` (forward's, then backward's)."""
+        if states is None:
+            self.reset_state()
+            return
+        values = list(states) if isinstance(states, (list, tuple)) else [states]
+        if len(values) % 2:
+            raise ValueError(
+                f"{self.name}: reset_states expects the forward layer's `states` followed by "
+                f"the backward layer's (an even count), got {len(values)}"
+            )
+        half = len(values) // 2
+        self.forward_layer.reset_states(values[:half])
+        self.backward_layer.reset_states(values[half:])
+
     def _verify_layer_config(self):
         fw, bw = self.forward_layer, self.backward_layer
         if fw.go_backwards == bw.go_backwards:

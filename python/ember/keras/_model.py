@@ -81,6 +81,16 @@ class Model(Trainer, Layer):
         self.__dict__["built"] = True
         self.__dict__["_build_shapes"] = input_shape
 
+    def reset_state(self):
+        """Zeroes the states of every stateful layer (RNNs built with ``stateful=True``)."""
+        for layer in self._flatten_layers(include_self=False):
+            if getattr(layer, "stateful", False) and getattr(layer, "states", None) is not None:
+                layer.reset_state()
+
+    def reset_states(self):
+        """Keras 2's spelling of ``reset_state()``."""
+        self.reset_state()
+
     def summary(
         self,
         line_length=None,
@@ -94,20 +104,20 @@ class Model(Trainer, Layer):
 
         print_summary(self, line_length=line_length, print_fn=print_fn)
 
-    def save(self, filepath, overwrite=True, zipped=None, **kwargs):
+    def save(self, filepath, overwrite=True, zipped=None, include_optimizer=True, **kwargs):
         from ._saving import save_model
 
-        save_model(self, filepath, overwrite=overwrite)
+        save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
     def save_weights(self, filepath, overwrite=True):
         from ._saving import save_weights
 
         save_weights(self, filepath, overwrite=overwrite)
 
-    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
+    def load_weights(self, filepath, skip_mismatch=False, by_name=False, **kwargs):
         from ._saving import load_weights
 
-        load_weights(self, filepath, skip_mismatch=skip_mismatch)
+        load_weights(self, filepath, skip_mismatch=skip_mismatch, by_name=by_name)
 
     def get_config(self):
         base = Layer.get_config(self)

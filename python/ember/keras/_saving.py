@@ -2,7 +2,8 @@
 (the model's class and config, its build and compile configs), ``metadata.json`` and
 ``model.weights.safetensors`` (the weights under Keras's ``layers/<name>/vars/<i>`` paths);
 ``keras.models.load_model`` rebuilds the model from the JSON and loads the weights. Nothing is
-pickled, so loading never runs code from the file."""
+pickled, so loading never runs code from the file. ``.h5``/``.hdf5`` paths go to Keras 2's
+legacy HDF5 layout (ember/keras/_legacy_h5.py)."""
 
 from __future__ import annotations
 
@@ -101,10 +102,13 @@ def save_weights(model, filepath, overwrite=True):
     ember's ``.weights.safetensors`` (the same paths, no h5py needed)."""
     who = "Model.save_weights"
     path = os.fspath(filepath)
+    if _legacy().is_legacy_path(path):  # Keras 2's layout (``layer_names``, ``weight_names``)
+        _legacy().save_weights(model, path, overwrite=overwrite)
+        return
     if not path.endswith(WEIGHT_SUFFIXES):
         raise ValueError(
-            f"{who}: the filename must end in `.weights.h5` (or `.weights.safetensors`). "
-            f"Received: filepath={path}"
+            f"{who}: the filename must end in `.weights.h5` (or `.weights.safetensors`, or "
+            f"`.h5`/`.hdf5` for Keras 2's legacy layout). Received: filepath={path}"
         )
     if not overwrite and os.path.exists(path):
         raise FileExistsError(f"{who}: {path} exists and overwrite=False")
@@ -180,8 +184,25 @@ def _assign_all(model, loaded, where, skip_mismatch=False):
         v.assign(w)
 
 
-def load_weights(model, filepath, skip_mismatch=False):
+def _legacy():
+    from . import _legacy_h5
+
+    return _legacy_h5
+
+
+def load_weights(model, filepath, skip_mismatch=False, by_name=False):
     path = os.fspath(filepath)
+    legacy = _legacy()
+    if legacy.is_legacy_path(path) or (
+        path.endswith(".weights.h5") and os.path.exists(path) and legacy.is_legacy_file(path)
+    ):
+        legacy.load_weights(model, path, skip_mismatch=skip_mismatch, by_name=by_name)
+        return
+    if by_name:
+        raise ValueError(
+            f"Model.load_weights: by_name=True is only for legacy `.h5` files. Received: "
+            f"filepath={path}"
+        )
     if path.endswith(".keras"):
         with zipfile.ZipFile(path) as z, tempfile.TemporaryDirectory() as tmp:
             z.extract(WEIGHTS, tmp)
@@ -193,7 +214,7 @@ def load_weights(model, filepath, skip_mismatch=False):
     else:
         raise ValueError(
             "Model.load_weights: the filename must end in `.weights.h5`, "
-            f"`.weights.safetensors` or `.keras`. Received: filepath={path}"
+            f"`.weights.safetensors`, `.keras`, `.h5` or `.hdf5`. Received: filepath={path}"
         )
     _assign_all(model, _flat(loaded), f"Model.load_weights({path!r})", skip_mismatch)
 
@@ -213,7 +234,16 @@ def _device_of(model):
     return ws[0].device if ws else _e.get_default_device()
 
 
-def save_model(model, filepath, overwrite=True):
+def save_model(model, filepath, overwrite=True, include_optimizer=True):
+    path = os.fspath(filepath)
+    if _legacy().is_legacy_path(path):  # Keras 2's full-model HDF5 file
+        _legacy().save_model(model, path, overwrite=overwrite, include_optimizer=include_optimizer)
+        return
+    if path.endswith(".weights.h5"):
+        raise ValueError(
+            f"Model.save: a `.weights.h5` file holds weights only; use save_weights(). "
+            f"Received: filepath={path}"
+        )
     path = _check_path(filepath, ".keras", "Model.save", overwrite)
     config = serialize_layer(model)
     compile_config = getattr(model, "_compile_config", None)
@@ -246,10 +276,12 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
     ``compile=True``, its compile settings."""
     path = os.fspath(filepath)
     who = "ember.keras.models.load_model"
+    if _legacy().is_legacy_path(path):  # Keras 2's (or Keras 3's legacy) HDF5 model
+        return _legacy().load_model(path, custom_objects=custom_objects, compile=compile)
     if not path.endswith(".keras"):
         raise ValueError(
             f"{who}: file format not supported: filepath={path}. ember.keras loads `.keras` "
-            "archives written by model.save()"
+            "archives written by model.save() and Keras 2's legacy `.h5`/`.hdf5` files"
         )
     if not os.path.exists(path):
         raise FileNotFoundError(f"{who}: no file at {path!r}")

@@ -137,7 +137,9 @@ class Sequential(Model):
     def __call__(self, *args, **kwargs):
         x = args[0] if args else None
         if not self.built and x is not None and not isinstance(x, KerasTensor):
-            shape = (None,) + tuple(getattr(x, "shape", ()))[1:]
+            shape = tuple(getattr(x, "shape", ()))
+            if not any(getattr(la, "stateful", False) for la in self._flatten_layers()):
+                shape = (None,) + shape[1:]  # a stateful RNN keeps the first call's batch size
             if isinstance(x, _e.ndarray):
                 with x.device:
                     self.build(shape)

@@ -322,10 +322,10 @@ class ModelCheckpoint(Callback):
                 "must end in `.weights.h5` (or `.weights.safetensors`). "
                 f"Received: filepath={self.filepath}"
             )
-        if not save_weights_only and not self.filepath.endswith(".keras"):
+        if not save_weights_only and not self.filepath.endswith((".keras", ".h5", ".hdf5")):
             raise ValueError(
-                "The filepath provided must end in `.keras` (Keras model format). Received: "
-                f"filepath={self.filepath}"
+                "The filepath provided must end in `.keras` (Keras model format) or `.h5` "
+                f"(Keras 2's legacy format). Received: filepath={self.filepath}"
             )
         self._batches = 0
         self._epoch = 0
