@@ -77,6 +77,32 @@ class FrameBase:
             value = new
         self.__dict__["_index"] = value
 
+    # ---- windows shared by Series and DataFrame (ember/frame/ewm.py) ----------------------------
+    def ewm(
+        self,
+        com=None,
+        span=None,
+        halflife=None,
+        alpha=None,
+        min_periods=0,
+        adjust=True,
+        ignore_na=False,
+        times=None,
+        method="single",
+    ):
+        """Exponentially weighted windows (pandas' ``ewm``)."""
+        from .ewm import EWM
+
+        return EWM(
+            self, com, span, halflife, alpha, min_periods, adjust, ignore_na, 0, times, method
+        )
+
+    def expanding(self, min_periods=1, method="single"):
+        """Expanding windows (pandas' ``expanding``)."""
+        from .ewm import Expanding
+
+        return Expanding(self, min_periods)
+
     @classmethod
     def _add_operators(cls):
         for op in _ARITH:

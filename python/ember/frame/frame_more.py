@@ -253,29 +253,6 @@ class FrameMore:
             cols[k] = s._col
         return self._inplace(DataFrame._from_columns(cols, self.index), inplace)
 
-    def ewm(
-        self,
-        com=None,
-        span=None,
-        halflife=None,
-        alpha=None,
-        min_periods=0,
-        adjust=True,
-        ignore_na=False,
-        times=None,
-        method="single",
-    ):
-        from .ewm import EWM
-
-        return EWM(
-            self, com, span, halflife, alpha, min_periods, adjust, ignore_na, 0, times, method
-        )
-
-    def expanding(self, min_periods=1, method="single"):
-        from .ewm import Expanding
-
-        return Expanding(self, min_periods)
-
     def resample(
         self, rule, on=None, closed=None, label=None, origin="start_day", offset=None, level=None
     ):

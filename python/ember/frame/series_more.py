@@ -205,29 +205,6 @@ class SeriesMore:
 
         return factorize(self, sort=sort, use_na_sentinel=use_na_sentinel)
 
-    def ewm(
-        self,
-        com=None,
-        span=None,
-        halflife=None,
-        alpha=None,
-        min_periods=0,
-        adjust=True,
-        ignore_na=False,
-        times=None,
-        method="single",
-    ):
-        from .ewm import EWM
-
-        return EWM(
-            self, com, span, halflife, alpha, min_periods, adjust, ignore_na, 0, times, method
-        )
-
-    def expanding(self, min_periods=1, method="single"):
-        from .ewm import Expanding
-
-        return Expanding(self, min_periods)
-
     def resample(self, rule, closed=None, label=None, origin="start_day", offset=None, level=None):
         from .resample import resample_series
 

@@ -78,6 +78,14 @@ def deconv_length(n, k, s, d, padding, output_padding):
 class _ConvCommon(Layer):
     rank = 2
 
+    def _weight_options(self, **specs):
+        """``self.<name>_initializer/_regularizer/_constraint`` from each (initializer,
+        regularizer, constraint) triple, resolved as Keras resolves them."""
+        for name, (ini, reg, con) in specs.items():
+            setattr(self, f"{name}_initializer", initializers.get(ini))
+            setattr(self, f"{name}_regularizer", regularizers.get(reg))
+            setattr(self, f"{name}_constraint", constraints.get(con))
+
     def _common(self, kernel_size, strides, padding, data_format, dilation_rate, activation, bias):
         who = type(self).__name__
         self.kernel_size = _tuple(kernel_size, self.rank, who, "kernel_size")
@@ -186,12 +194,10 @@ class _ConvTranspose(_ConvCommon):
                         f"strides={self.strides}, output_padding={op}"
                     )
             self.output_padding = op
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        self._weight_options(
+            kernel=(kernel_initializer, kernel_regularizer, kernel_constraint),
+            bias=(bias_initializer, bias_regularizer, bias_constraint),
+        )
 
     def build(self, input_shape):
         c = self._channels(input_shape)
@@ -314,12 +320,10 @@ class _DepthwiseConv(_ConvCommon):
         self._common(
             kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias
         )
-        self.depthwise_initializer = initializers.get(depthwise_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.depthwise_constraint = constraints.get(depthwise_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        self._weight_options(
+            depthwise=(depthwise_initializer, depthwise_regularizer, depthwise_constraint),
+            bias=(bias_initializer, bias_regularizer, bias_constraint),
+        )
 
     def build(self, input_shape):
         c = self._channels(input_shape)
@@ -407,15 +411,11 @@ class _SeparableConv(_ConvCommon):
         self._common(
             kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias
         )
-        self.depthwise_initializer = initializers.get(depthwise_initializer)
-        self.pointwise_initializer = initializers.get(pointwise_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
-        self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.depthwise_constraint = constraints.get(depthwise_constraint)
-        self.pointwise_constraint = constraints.get(pointwise_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        self._weight_options(
+            depthwise=(depthwise_initializer, depthwise_regularizer, depthwise_constraint),
+            pointwise=(pointwise_initializer, pointwise_regularizer, pointwise_constraint),
+            bias=(bias_initializer, bias_regularizer, bias_constraint),
+        )
 
     def build(self, input_shape):
         c = self._channels(input_shape)
