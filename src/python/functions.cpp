@@ -422,14 +422,13 @@ void bind_manipulation(nb::module_& m) {
         "x"_a, "(address of the array's storage, byte offset of its first element there).");
     m.def(
         "_as_strided",
-        [](const Array& x, std::vector<int64_t> shape, std::vector<int64_t> strides,
-           int64_t offset, const std::string& who) {
+        [](const Array& x, std::vector<int64_t> shape, std::vector<int64_t> strides, int64_t offset,
+           const std::string& who) {
             // shape, strides (elements) and the offset (elements from the storage's start) of a
             // view of x's storage; every element it reaches must lie in the storage.
             if (shape.size() != strides.size())
                 throw ValueError(who + ": shape " + shape_str(Shape(shape)) + " and strides (" +
-                                 std::to_string(strides.size()) +
-                                 " values) need the same length");
+                                 std::to_string(strides.size()) + " values) need the same length");
             const int64_t item = int64_t(x.itemsize());
             const int64_t n = int64_t(x.storage()->nbytes()) / item;
             int64_t lo = offset, hi = offset, count = 1;
@@ -443,8 +442,8 @@ void bind_manipulation(nb::module_& m) {
                 for (size_t d = 0; d < shape.size(); ++d) {
                     int64_t span = 0;
                     bool over = __builtin_mul_overflow(shape[d] - 1, strides[d], &span);
-                    over = over || __builtin_add_overflow(span < 0 ? lo : hi, span,
-                                                          span < 0 ? &lo : &hi);
+                    over = over ||
+                           __builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi);
                     if (over)
                         throw ValueError(who + ": shape " + shape_str(Shape(shape)) +
                                          " with these strides overflows 64-bit offsets");

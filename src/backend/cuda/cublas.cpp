@@ -129,8 +129,7 @@ void cublas_matmul(DeviceState& d, const backend::MatmulLoop& l) {
     const long long sa = nb ? l.batch_strides[1][nb - 1] : 0;
     const long long sb = nb ? l.batch_strides[2][nb - 1] : 0;
     // the profiler times the library's kernels as one row per GEMM call
-    CUevent timing =
-        debug::profiling() && !capturing_pool() ? profile_before(d, s) : nullptr;
+    CUevent timing = debug::profiling() && !capturing_pool() ? profile_before(d, s) : nullptr;
     l.for_each_batch(
         [&](char* c, const char* pa, const char* pb) {
             cache_counters().library_calls.fetch_add(1, std::memory_order_relaxed);

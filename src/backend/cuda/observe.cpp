@@ -438,8 +438,8 @@ std::vector<KernelTiming> profiler_stop() {
         float start = 0, ms = 0;
         if (bases[t.dev]) a.cuEventElapsedTime(&start, bases[t.dev], t.before);
         a.cuEventElapsedTime(&ms, t.before, t.after);
-        out.push_back({t.op, t.thread, t.dev, t.f ? gpu::kernel_name(t.f) : t.label,
-                       double(start), double(ms)});
+        out.push_back({t.op, t.thread, t.dev, t.f ? gpu::kernel_name(t.f) : t.label, double(start),
+                       double(ms)});
     }
     std::lock_guard lk(gpu::prof_mu);
     for (const gpu::Timed& t : recs) {
