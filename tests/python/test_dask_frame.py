@@ -507,3 +507,13 @@ def test_describe_over_ember_partitions():
     ref = dd.from_pandas(pdf, npartitions=3).describe().compute()
     got = dd.from_pandas(pdf, npartitions=3).to_backend("ember").describe().compute()
     pd.testing.assert_frame_equal(got.to_pandas(), ref)
+
+
+def test_to_parquet_method_on_ember_partitions(tmp_path):
+    """``ddf.to_parquet`` as users call it (Dask's pyarrow writer failed on ember partitions)."""
+    pdf = pd.DataFrame({"a": np.arange(20), "b": np.arange(20.0) * 2, "k": ["x", "y"] * 10})
+    ddf = dd.from_pandas(pdf, npartitions=3).to_backend("ember")
+    assert isinstance(ddf, dd.DataFrame)
+    ddf.to_parquet(str(tmp_path / "p"))
+    back = pd.read_parquet(str(tmp_path / "p"))
+    pd.testing.assert_frame_equal(back.sort_values("a").reset_index(drop=True), pdf)

@@ -318,8 +318,33 @@ def _sizeof_frame(df):
 
 
 # ---- collection types ----------------------------------------------------------------------
+_EMBER_DATAFRAME = []
+
+
+def _ember_dataframe_collection():
+    """Dask's DataFrame collection for ember.frame partitions (dask_cudf's model: a subclass
+    where a method needs ember's own path). ``to_parquet``: Dask's pyarrow writer only takes
+    pandas partitions, so each partition is copied to the host explicitly first."""
+    if not _EMBER_DATAFRAME:
+        from dask.dataframe.dask_expr import _collection
+
+        class DataFrame(_collection.DataFrame):
+            __doc__ = _collection.DataFrame.__doc__
+
+            def to_parquet(self, path, **kwargs):
+                from .frame_backend import to_parquet
+
+                return to_parquet(self, path, **kwargs)
+
+        DataFrame.__module__ = "ember.dask"
+        _EMBER_DATAFRAME.append(DataFrame)
+    return _EMBER_DATAFRAME[0]
+
+
 def _collection_type(name):
     def get(_):
+        if name == "DataFrame":
+            return _ember_dataframe_collection()
         from dask.dataframe.dask_expr import _collection
 
         return getattr(_collection, name)
