@@ -517,3 +517,16 @@ def test_to_parquet_method_on_ember_partitions(tmp_path):
     ddf.to_parquet(str(tmp_path / "p"))
     back = pd.read_parquet(str(tmp_path / "p"))
     pd.testing.assert_frame_equal(back.sort_values("a").reset_index(drop=True), pdf)
+
+
+def test_everyday_calls_over_ember_partitions():
+    """Calls that failed on ember partitions in a probe (cumsum, rolling, fillna with a text
+    column, clip, corr), against the same pipeline on pandas partitions."""
+    pdf = pd.DataFrame({"a": np.arange(40), "b": np.arange(40.0) * 2, "k": ["x", "y"] * 20})
+    P = dd.from_pandas(pdf, npartitions=4)
+    E = P.to_backend("ember")
+    for fn in (lambda X: X.a.cumsum(), lambda X: X.b.rolling(3).mean(),
+               lambda X: X.fillna(0).a, lambda X: X.a.clip(5, 10)):  # fmt: skip
+        pd.testing.assert_series_equal(fn(E).compute().to_pandas(), fn(P).compute(),
+                                       check_dtype=False)  # fmt: skip
+    assert float(E.a.corr(E.b).compute()) == pytest.approx(float(P.a.corr(P.b).compute()))

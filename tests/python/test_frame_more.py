@@ -654,3 +654,22 @@ def test_concat_text_with_an_empty_numeric_piece(device):
     assert got.index.to_pandas().tolist() == ["x", "y"]
     with pytest.raises(TypeError, match="cannot combine string and non-string"):
         fd.concat([fd.Series(["u"], device=device), fd.Series([1.0], device=device)])
+
+
+def test_squeeze_signatures_and_fillna_without_missing(device):
+    frames = [{"a": [1]}, {"a": [1, 2]}, {"a": [1], "b": [2]}, {"a": [1, 2], "b": [3, 4]}]
+    for pdf in map(pd.DataFrame, frames):
+        got, ref = fd.from_pandas(pdf, device=device).squeeze(), pdf.squeeze()
+        assert type(got).__name__ == type(ref).__name__
+        if hasattr(ref, "shape") and ref.shape:
+            assert got.shape == ref.shape
+        else:
+            assert got == ref
+    s = fd.Series([3.0, 1.0, 2.0], device=device)
+    ps = s.to_pandas()
+    pd.testing.assert_series_equal(s.cumsum(0, True).to_pandas(), ps.cumsum(0, True))
+    pd.testing.assert_series_equal(s.clip(1.5, 2.5, axis=0).to_pandas(), ps.clip(1.5, 2.5, axis=0))
+    with pytest.raises(ValueError, match="win_type='hann' is not supported"):
+        s.rolling(2, win_type="hann")
+    text = fd.DataFrame({"k": ["u", "v"], "x": [1.0, None]}, device=device)
+    pd.testing.assert_frame_equal(text.fillna(0).to_pandas(), text.to_pandas().fillna(0))

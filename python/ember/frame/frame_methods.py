@@ -179,8 +179,23 @@ class FrameMethods:
     def replace(self, to_replace=None, value=None):
         return self._map(lambda c: missing.replace(c, to_replace, value))
 
-    def clip(self, lower=None, upper=None):
-        return self._map(lambda c: missing.clip(c, lower, upper))
+    def clip(self, lower=None, upper=None, *, axis=None, inplace=False):
+        return self._inplace(self._map(lambda c: missing.clip(c, lower, upper)), inplace)
+
+    def squeeze(self, axis=None):
+        """pandas' ``squeeze``: a one-column frame as a Series, a one-row frame (axis 0) as a
+        Series of its row, 1 x 1 as its value (a host scalar); else the frame."""
+        nrow, ncol = self.shape
+        if axis in (None, 1, "columns") and ncol == 1:
+            s = self[next(iter(self._data))]
+            return s.squeeze() if axis is None else s
+        if axis in (None, 0, "index", "rows") and nrow == 1:
+            return self.iloc[0]
+        return self
+
+    def _get_numeric_data(self):
+        """The numeric and boolean columns (what pandas' and Dask's reductions use)."""
+        return self.select_dtypes(include=["number", "bool"])
 
     def round(self, decimals=0):
         return _df({k: self[k].round(decimals)._col for k in self._data}, self.index)
@@ -500,24 +515,34 @@ class FrameMethods:
     def diff(self, periods=1):
         return self._map(lambda c: algos.diff(c, periods))
 
-    def cumsum(self):
-        return self._map(lambda c: algos.cumulative(c, "cumsum"))
+    def cumsum(self, axis=None, skipna=True, *args, **kwargs):
+        if axis not in (None, 0, "index", "rows"):
+            raise ValueError(f"DataFrame.cumsum: only axis=0 is supported here, got {axis!r}")
+        return self._map(lambda c: algos.cumulative(c, "cumsum", skipna))
 
-    def cumprod(self):
-        return self._map(lambda c: algos.cumulative(c, "cumprod"))
+    def cumprod(self, axis=None, skipna=True, *args, **kwargs):
+        if axis not in (None, 0, "index", "rows"):
+            raise ValueError(f"DataFrame.cumprod: only axis=0 is supported here, got {axis!r}")
+        return self._map(lambda c: algos.cumulative(c, "cumprod", skipna))
 
-    def cummax(self):
-        return self._map(lambda c: algos.cumulative(c, "cummax"))
+    def cummax(self, axis=None, skipna=True, *args, **kwargs):
+        if axis not in (None, 0, "index", "rows"):
+            raise ValueError(f"DataFrame.cummax: only axis=0 is supported here, got {axis!r}")
+        return self._map(lambda c: algos.cumulative(c, "cummax", skipna))
 
-    def cummin(self):
-        return self._map(lambda c: algos.cumulative(c, "cummin"))
+    def cummin(self, axis=None, skipna=True, *args, **kwargs):
+        if axis not in (None, 0, "index", "rows"):
+            raise ValueError(f"DataFrame.cummin: only axis=0 is supported here, got {axis!r}")
+        return self._map(lambda c: algos.cumulative(c, "cummin", skipna))
 
     def rank(self, method="average", ascending=True, pct=False):
         return self._map(lambda c: algos.rank(c, method, ascending, "keep", pct))
 
-    def rolling(self, window, min_periods=None, center=False):
-        from .window import Rolling
+    def rolling(self, window, min_periods=None, center=False, win_type=None, on=None,
+                axis=0, closed=None, step=None, method="single"):  # fmt: skip
+        from .window import Rolling, check_rolling_options
 
+        check_rolling_options("DataFrame.rolling", win_type, on, axis, closed, step)
         return Rolling(self, window, min_periods, center)
 
     def apply(self, func, axis=0, raw=False, result_type=None, args=(), **kwargs):

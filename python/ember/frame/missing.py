@@ -85,6 +85,8 @@ def fillna(col: Column, value) -> Column:
     else:
         if value is None or value is pd.NA:
             return col
+        if col.mask is None and not (col.kind == "num" and col.dtype.kind == "f"):
+            return col  # nothing to fill: pandas does not check the value then
         other = scalar_column(value, col)
     out = choose(col.valid(), col, other)
     if not isinstance(value, Column):

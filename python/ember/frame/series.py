@@ -343,7 +343,16 @@ class Series(SeriesMore, FrameBase):
     def replace(self, to_replace=None, value=None):
         return self._with(missing.replace(self._col, to_replace, value))
 
-    def clip(self, lower=None, upper=None):
+    def squeeze(self, axis=None):
+        """pandas' ``squeeze``: the value of a one-row Series (a host scalar), else the Series."""
+        _axis0(axis, "Series.squeeze")
+        return self.iloc[0] if len(self) == 1 else self
+
+    def clip(self, lower=None, upper=None, *, axis=None, inplace=False):
+        _axis0(axis, "Series.clip")
+        if inplace:
+            self._col = self.clip(lower, upper)._col
+            return None
         lo = lower._col if isinstance(lower, Series) else lower
         hi = upper._col if isinstance(upper, Series) else upper
         return self._with(missing.clip(self._col, lo, hi))
@@ -572,24 +581,30 @@ class Series(SeriesMore, FrameBase):
 
         return corr_series(self, other, method, min_periods)
 
-    def cumsum(self, skipna=True):
+    def cumsum(self, axis=None, skipna=True, *args, **kwargs):
+        _axis0(axis, "Series.cumsum")
         return self._with(algos.cumulative(self._col, "cumsum", skipna))
 
-    def cumprod(self, skipna=True):
+    def cumprod(self, axis=None, skipna=True, *args, **kwargs):
+        _axis0(axis, "Series.cumprod")
         return self._with(algos.cumulative(self._col, "cumprod", skipna))
 
-    def cummax(self, skipna=True):
+    def cummax(self, axis=None, skipna=True, *args, **kwargs):
+        _axis0(axis, "Series.cummax")
         return self._with(algos.cumulative(self._col, "cummax", skipna))
 
-    def cummin(self, skipna=True):
+    def cummin(self, axis=None, skipna=True, *args, **kwargs):
+        _axis0(axis, "Series.cummin")
         return self._with(algos.cumulative(self._col, "cummin", skipna))
 
     def rank(self, method="average", ascending=True, na_option="keep", pct=False):
         return self._with(algos.rank(self._col, method, ascending, na_option, pct))
 
-    def rolling(self, window, min_periods=None, center=False):
-        from .window import Rolling
+    def rolling(self, window, min_periods=None, center=False, win_type=None, on=None,
+                axis=0, closed=None, step=None, method="single"):  # fmt: skip
+        from .window import Rolling, check_rolling_options
 
+        check_rolling_options("Series.rolling", win_type, on, axis, closed, step)
         return Rolling(self, window, min_periods, center)
 
     def apply(self, func, convert_dtype=None, args=(), **kwargs):
@@ -723,3 +738,9 @@ class Series(SeriesMore, FrameBase):
 
 
 Series._add_operators()
+
+
+def _axis0(axis, who):
+    """A Series has one axis: pandas' accepted spellings of it."""
+    if axis not in (None, 0, "index", "rows"):
+        raise ValueError(f"No axis named {axis!r} for object type Series ({who})")

@@ -9,6 +9,17 @@ import ember as _em
 from .column import Column
 
 
+def check_rolling_options(who, win_type, on, axis, closed, step):
+    """pandas' rolling options this house does not have raise ValueError naming the argument
+    (their defaults are accepted, as Dask passes them)."""
+    for name, value, default in (("win_type", win_type, None), ("on", on, None),
+                                 ("closed", closed, None), ("step", step, None)):  # fmt: skip
+        if value is not default and value != default:
+            raise ValueError(f"{who}: {name}={value!r} is not supported (only {name}={default})")
+    if axis not in (0, "index", "rows"):
+        raise ValueError(f"{who}: axis={axis!r} is not supported (only axis=0)")
+
+
 class Rolling:
     def __init__(self, obj, window, min_periods=None, center=False):
         if not isinstance(window, (int, np.integer)) or window <= 0:
