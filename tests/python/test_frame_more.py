@@ -673,3 +673,14 @@ def test_squeeze_signatures_and_fillna_without_missing(device):
         s.rolling(2, win_type="hann")
     text = fd.DataFrame({"k": ["u", "v"], "x": [1.0, None]}, device=device)
     pd.testing.assert_frame_equal(text.fillna(0).to_pandas(), text.to_pandas().fillna(0))
+
+
+def test_first_level_selection_of_multiindex_columns(device):
+    p = pd.DataFrame({"k": ["x", "y", "x"], "a": [1, 2, 3], "b": [1.0, 2.0, 3.0]})
+    e = fd.from_pandas(p, device=device)
+    spec = {"a": ["min", "max"], "b": ["sum"]}
+    got, ref = e.groupby("k").agg(spec), p.groupby("k").agg(spec)
+    pd.testing.assert_frame_equal(got["a"].to_pandas(), ref["a"])
+    pd.testing.assert_frame_equal(got["b"].to_pandas(), ref["b"])
+    with pytest.raises(KeyError):
+        got["c"]

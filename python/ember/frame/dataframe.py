@@ -218,6 +218,12 @@ class DataFrame(FrameMore, FrameMethods, FrameBase):
         from .series import Series
 
         if key not in self._data:
+            # MultiIndex columns (tuple labels): the first level selects a sub-frame labelled by
+            # the remaining levels, as pandas
+            sub = {k[1:] if len(k) > 2 else k[1]: c for k, c in self._data.items()
+                   if isinstance(k, tuple) and len(k) > 1 and k[0] == key}  # fmt: skip
+            if sub:
+                return DataFrame._from_columns(sub, self.index)
             raise KeyError(key)
         return Series._from_column(self._data[key], self.index, key)
 
