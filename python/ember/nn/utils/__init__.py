@@ -1,5 +1,6 @@
 """ember.nn.utils: gradient clipping; parameters to and from one vector; ``rnn`` (packed
-sequences)."""
+sequences); ``parametrize``/``parametrizations``, ``weight_norm``/``spectral_norm`` and
+``prune``."""
 
 from __future__ import annotations
 
@@ -8,14 +9,24 @@ import math
 from ... import _core
 from ..._core import ndarray
 from .._grad_mode import no_grad
-from . import rnn
+from . import parametrizations, parametrize, prune, rnn
+from .parametrizations import legacy_spectral_norm as spectral_norm
+from .parametrizations import legacy_weight_norm as weight_norm
+from .parametrizations import remove_spectral_norm, remove_weight_norm
 
 __all__ = [
     "clip_grad_norm_",
     "clip_grad_value_",
     "parameters_to_vector",
+    "parametrizations",
+    "parametrize",
+    "prune",
+    "remove_spectral_norm",
+    "remove_weight_norm",
     "rnn",
+    "spectral_norm",
     "vector_to_parameters",
+    "weight_norm",
 ]
 
 
