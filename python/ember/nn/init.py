@@ -18,12 +18,14 @@ from ._grad_mode import detach, no_grad
 __all__ = [
     "calculate_gain",
     "constant_",
+    "dirac_",
     "eye_",
     "kaiming_normal_",
     "kaiming_uniform_",
     "normal_",
     "ones_",
     "orthogonal_",
+    "sparse_",
     "trunc_normal_",
     "uniform_",
     "xavier_normal_",
@@ -293,3 +295,45 @@ def orthogonal_(tensor, gain=1.0, generator=None):
     if rows < cols:
         q = q.T
     return _fill(tensor, (q * gain).reshape(tensor.shape))
+
+
+def dirac_(tensor, groups=1):
+    """Fills a 3-, 4- or 5-d (convolution) weight with the Dirac delta: each of the first
+    ``min(out_channels / groups, in_channels)`` output channels of each group passes its input
+    channel through unchanged (the kernel's centre is 1, the rest 0)."""
+    who = _I + "dirac_"
+    _tensor(tensor, who)
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError(f"{who}: only tensors with 3, 4, or 5 dimensions are supported")
+    if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+        raise ValueError(f"{who}: groups must be a positive int, got {groups!r}")
+    if tensor.shape[0] % groups:
+        raise ValueError(f"{who}: dim 0 ({tensor.shape[0]}) must be divisible by groups ({groups})")
+    per = tensor.shape[0] // groups
+    centre = tuple(n // 2 for n in tensor.shape[2:])
+    values = _core.zeros(tensor.shape, dtype=tensor.dtype, device="cpu")
+    for g in range(groups):
+        for d in range(min(per, tensor.shape[1])):
+            values[(g * per + d, d) + centre] = 1
+    return _fill(tensor, values.to(tensor.device))
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Fills a 2-d array with N(0, std^2) samples, then zeroes ``ceil(sparsity * rows)`` randomly
+    chosen entries of each column (Martens, 2010)."""
+    who = _I + "sparse_"
+    _floating(tensor, who)
+    if tensor.ndim != 2:
+        raise ValueError(f"{who}: only tensors with 2 dimensions are supported")
+    sparsity, std = _real(sparsity, who, "sparsity"), _real(std, who, "std")
+    if not 0.0 <= sparsity <= 1.0:
+        raise ValueError(f"{who}: sparsity must be in [0, 1], got {sparsity}")
+    rows = tensor.shape[0]
+    zeros = int(math.ceil(sparsity * rows))
+    g = _gen(generator, who)
+    sample = g.normal(0.0, std, tensor.shape, dtype=_sample_dtype(tensor), device=tensor.device)
+    if zeros and tensor.size:
+        u = g.random(tensor.shape, "float64", device=tensor.device)
+        rank = u.argsort(axis=0).argsort(axis=0)  # a random permutation of the rows per column
+        sample = _core.where(rank < zeros, 0.0, sample).astype(sample.dtype, copy=False)
+    return _fill(tensor, sample)
