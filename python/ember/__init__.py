@@ -303,6 +303,9 @@ _strided.install()
 from . import _torch_extra  # noqa: E402
 
 _torch_extra.install(globals())
+from . import _torch_extra2  # noqa: E402
+
+_torch_extra2.install(globals())
 as_strided = _strided.as_strided
 __all__ += ["as_strided"]
 Size = _torch_methods.Size

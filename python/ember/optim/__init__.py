@@ -7,21 +7,29 @@ formulas; each updates a whole param group with one multi-tensor function
 (``ember.optim._functional``). ``NAdam``, ``RAdam`` and ``LBFGS`` are written with array ops.
 """
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
+from ._lr_cyclic import CyclicLR as _CyclicLR
 from ._optimizer import Optimizer, required
 from ._optimizers import SGD, Adagrad, Adam, AdamW, RMSprop
+from ._optimizers_extra import Adadelta, Adamax
 from ._optimizers_more import LBFGS, NAdam, RAdam
+
+lr_scheduler.CyclicLR = _CyclicLR  # in its own file: lr_scheduler.py is near the size limit
+lr_scheduler.__all__.append("CyclicLR")
 
 __all__ = [
     "LBFGS",
     "NAdam",
     "RAdam",
     "SGD",
+    "Adadelta",
+    "Adamax",
     "Adagrad",
     "Adam",
     "AdamW",
     "Optimizer",
     "RMSprop",
     "lr_scheduler",
+    "swa_utils",
     "required",
 ]

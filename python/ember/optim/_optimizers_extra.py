@@ -1,0 +1,93 @@
+"""Adamax and Adadelta (PyTorch's names, defaults and update rules), written with ember's array
+ops (on any device, in place on the parameters)."""
+
+from __future__ import annotations
+
+from .. import _core
+from ._optimizer import Optimizer
+from ._optimizers import (
+    _advance,
+    _check_betas,
+    _check_lr,
+    _number,
+    _step_fn,
+    _with_grads,
+    _zero_state,
+)
+
+__all__ = ["Adadelta", "Adamax"]
+
+
+def _grad(p, g, group):
+    g = -g if group.get("maximize") else g
+    wd = group["weight_decay"]
+    return g + wd * p if wd else g
+
+
+class Adamax(Optimizer):
+    """Adam with the infinity norm: ``u = max(beta2 * u, |g| + eps)``,
+    ``p -= lr / (1 - beta1**t) * m / u``."""
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 foreach=None, *, maximize=False, differentiable=False,
+                 capturable=False):  # fmt: skip
+        who = "ember.optim.Adamax"
+        _check_lr(lr, who)
+        _number(eps, "epsilon", who=who)
+        _check_betas(betas, who)
+        _number(weight_decay, "weight_decay", who=who)
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                                      foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable,
+                                      capturable=capturable))  # fmt: skip
+
+    @_step_fn
+    def step(self):
+        for group in self.param_groups:
+            params, grads = _with_grads(group)
+            b1, b2 = group["betas"]
+            lr, eps = group["lr"], group["eps"]
+            for p, g in zip(params, grads, strict=True):
+                st = _zero_state(self.state[p], p, ("exp_avg", "exp_inf"))
+                t = _advance(st)
+                g = _grad(p, g, group)
+                m, u = st["exp_avg"], st["exp_inf"]
+                m *= b1
+                m += (1 - b1) * g
+                u[...] = _core.maximum(u * b2, _core.abs(g) + eps)
+                p -= (lr / (1 - b1**t)) * m / u
+
+
+class Adadelta(Optimizer):
+    """Zeiler's Adadelta: ``v = rho v + (1-rho) g^2``,
+    ``d = sqrt(a + eps) / sqrt(v + eps) * g``, ``a = rho a + (1-rho) d^2``, ``p -= lr d``."""
+
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
+                 capturable=False, maximize=False, differentiable=False):  # fmt: skip
+        who = "ember.optim.Adadelta"
+        _check_lr(lr, who)
+        _number(eps, "epsilon", who=who)
+        _number(weight_decay, "weight_decay", who=who)
+        rho = _number(rho, "rho", who=who)
+        if not 0.0 <= float(rho) <= 1.0:
+            raise ValueError(f"{who}: Invalid rho value: {rho}")
+        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay,
+                                      foreach=foreach, maximize=maximize, capturable=capturable,
+                                      differentiable=differentiable))  # fmt: skip
+
+    @_step_fn
+    def step(self):
+        for group in self.param_groups:
+            params, grads = _with_grads(group)
+            lr, rho, eps = group["lr"], group["rho"], group["eps"]
+            for p, g in zip(params, grads, strict=True):
+                st = _zero_state(self.state[p], p, ("square_avg", "acc_delta"))
+                _advance(st)
+                g = _grad(p, g, group)
+                v, a = st["square_avg"], st["acc_delta"]
+                v *= rho
+                v += (1 - rho) * g * g
+                delta = _core.sqrt(a + eps) / _core.sqrt(v + eps) * g
+                a *= rho
+                a += (1 - rho) * delta * delta
+                p -= lr * delta
