@@ -235,9 +235,10 @@ def randint_like(input, low=0, high=None, dtype=None, device=None, requires_grad
     input = _arr(input, "ember.randint_like")
     if high is None:
         low, high = 0, low
-    return randint(
-        low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device
-    )
+    dt = _core.dtype(dtype or input.dtype)
+    r = randint(low, high, tuple(input.shape), device=device or input.device)
+    # a floating (or bool) dtype: integer values in that dtype, as PyTorch's
+    return r if dt == r.dtype else r.astype(dt)
 
 
 def randperm(n, dtype=None, device=None, generator=None, requires_grad=False):

@@ -231,3 +231,12 @@ def test_against_torch():
         assert eopt.param_groups[0]["lr"] == pytest.approx(topt.param_groups[0]["lr"])
         ts.step()
         es.step()
+
+
+def test_randint_like_keeps_a_floating_dtype(device):
+    ember = em
+    x = ember.ones(50, device=device)
+    r = ember.randint_like(x, 5)
+    v = ember.asnumpy(r)
+    assert r.dtype == x.dtype and (v == np.round(v)).all() and v.min() >= 0 and v.max() < 5
+    assert ember.randint_like(x.astype("int32"), 2, 5).dtype == ember.int32
