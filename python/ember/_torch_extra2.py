@@ -115,11 +115,12 @@ def pinverse(input, rcond=1e-15):  # noqa: A002
 
 
 def _tensordot(core_tensordot):
-    def tensordot(a, b, dims=2, out=None, *, axes=None):
-        """PyTorch's ``tensordot``: `dims` an int (the last `dims` of `a` with the first of
-        `b`), a pair of lists of dimensions, or a (2, k) array; NumPy's ``axes=`` too."""
+    def tensordot(a, b, axes=2, *, dims=None, out=None):
+        """NumPy's ``tensordot`` and PyTorch's: `axes` (PyTorch's `dims`, by keyword) an int
+        (the last ones of `a` with the first of `b`), a pair of lists of dimensions, or a
+        (2, k) array."""
         who = "ember.tensordot"
-        if axes is None:
+        if dims is not None:
             axes = dims
         if isinstance(axes, _core.ndarray):
             axes = axes.tolist()
