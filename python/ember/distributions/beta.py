@@ -35,13 +35,9 @@ class Beta(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Beta, _instance)
-        shape = tuple(batch_shape)
-        new.concentration1 = _core.broadcast_to(self.concentration1, shape)
-        new.concentration0 = _core.broadcast_to(self.concentration0, shape)
-        Distribution.__init__(new, shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(
+            Beta, batch_shape, ("concentration1", "concentration0"), _instance
+        )
 
     @property
     def mean(self):

@@ -173,6 +173,17 @@ class Distribution:
                 f"invalid values:\n{value}"
             )
 
+    def _expand_params(self, cls, batch_shape, names, _instance=None):
+        """The shared ``expand`` of a family whose parameters `names` all have the batch shape:
+        each broadcast (a view) to `batch_shape`, validation as this distribution's."""
+        new = self._get_checked_instance(cls, _instance)
+        shape = tuple(batch_shape)
+        for name in names:
+            setattr(new, name, _core.broadcast_to(getattr(self, name), shape))
+        Distribution.__init__(new, shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(

@@ -28,12 +28,7 @@ class Exponential(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Exponential, _instance)
-        shape = tuple(batch_shape)
-        new.rate = _core.broadcast_to(self.rate, shape)
-        Distribution.__init__(new, shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Exponential, batch_shape, ("rate",), _instance)
 
     @property
     def mean(self):

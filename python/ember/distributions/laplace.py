@@ -29,13 +29,7 @@ class Laplace(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Laplace, _instance)
-        shape = tuple(batch_shape)
-        new.loc = _core.broadcast_to(self.loc, shape)
-        new.scale = _core.broadcast_to(self.scale, shape)
-        Distribution.__init__(new, shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Laplace, batch_shape, ("loc", "scale"), _instance)
 
     @property
     def mean(self):

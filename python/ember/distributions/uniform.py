@@ -31,13 +31,7 @@ class Uniform(Distribution):
             raise ValueError("Uniform is not defined when low>= high")
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Uniform, _instance)
-        shape = tuple(batch_shape)
-        new.low = _core.broadcast_to(self.low, shape)
-        new.high = _core.broadcast_to(self.high, shape)
-        Distribution.__init__(new, shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Uniform, batch_shape, ("low", "high"), _instance)
 
     @property
     def mean(self):
