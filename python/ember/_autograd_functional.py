@@ -208,14 +208,10 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
             "The vector v can only be None if the user-provided function returns a single "
             "Tensor with a single element.",
         )  # fmt: skip
-    with _grad_mode(True if create_graph else _core._is_grad_enabled()):
-        grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(
-        result, is_inputs_tuple
-    )
+    return _last_backward(
+        outputs, inputs, v, inputs, outputs, strict, create_graph, "back",
+        is_outputs_tuple, is_inputs_tuple
+    )  # fmt: skip
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -238,14 +234,10 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         grad_outputs = tuple(_zeros_like(out).requires_grad_(True) for out in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    with _grad_mode(True if create_graph else _core._is_grad_enabled()):
-        grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(
-        result, is_outputs_tuple
-    )
+    return _last_backward(
+        grad_inputs, grad_outputs, v, outputs, outputs, strict, create_graph, "back_trick",
+        is_outputs_tuple, is_outputs_tuple
+    )  # fmt: skip
 
 
 def _unit(out, j):
@@ -400,14 +392,10 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
         is_outputs_tuple, outputs = _scalar_function_outputs(func, inputs, "vhp", strict)
         jac = _autograd_grad(outputs, inputs, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
-    with _grad_mode(True if create_graph else _core._is_grad_enabled()):
-        grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(
-        result, is_inputs_tuple
-    )
+    return _last_backward(
+        jac, inputs, v, inputs, outputs, strict, create_graph, "double_back",
+        is_outputs_tuple, is_inputs_tuple
+    )  # fmt: skip
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -423,17 +411,25 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         grad_jac = tuple(_zeros_like(inp).requires_grad_(True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)
-    with _grad_mode(True if create_graph else _core._is_grad_enabled()):
-        grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
-        result = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    result = _grad_postprocess(result, create_graph)
-    return _tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(
-        result, is_inputs_tuple
-    )
+    return _last_backward(
+        double_back, grad_jac, v, inputs, outputs, strict, create_graph, "double_back_trick",
+        is_outputs_tuple, is_inputs_tuple
+    )  # fmt: skip
 
 
 # ``ember.autograd`` is a module, not a package: registering this one under the submodule's
 # name makes ``import ember.autograd.functional`` and ``from ember.autograd.functional import
 # jacobian`` work as they do for torch.
 sys.modules.setdefault(__name__.rsplit(".", 1)[0] + ".autograd.functional", sys.modules[__name__])
+
+
+def _last_backward(ys, xs, v, like, outputs, strict, create_graph, stage, out_tuple, res_tuple):
+    """The closing step that vjp, jvp, hvp and vhp share: the gradient of `ys` with respect to
+    `xs` weighted by `v` (zeros where `like` gets none), then PyTorch's post-processing of
+    the (outputs, result) pair."""
+    with _grad_mode(True if create_graph else _core._is_grad_enabled()):
+        grad_res = _autograd_grad(ys, xs, v, create_graph=create_graph)
+        result = _fill_in_zeros(grad_res, like, strict, create_graph, stage)
+    outputs = _grad_postprocess(outputs, create_graph)
+    result = _grad_postprocess(result, create_graph)
+    return _tuple_postprocess(outputs, out_tuple), _tuple_postprocess(result, res_tuple)
