@@ -199,7 +199,13 @@ def test_reduction_epilogues_are_one_kernel(device):
             want if isinstance(want, tuple) else (want,),
             strict=True,
         ):
-            _equal(g, w, device)
+            if device == "cpu":
+                _equal(g, w, device)
+            else:
+                # the GPU's fused and eager reductions may sum in different orders, and
+                # `mean - 1` cancels: a 1-ulp difference of the mean shows as ~10 ulps
+                assert type(g) is ember.ndarray and g.dtype == w.dtype
+                np.testing.assert_allclose(ember.asnumpy(g), ember.asnumpy(w), rtol=1e-13)
         assert cf.stats["fused_kernels"] == kernels
 
 

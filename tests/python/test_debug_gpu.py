@@ -75,8 +75,8 @@ extern "C" __global__ void write_far(float* p) { p[threadIdx.x + (1ull << 40)] =
 ''', "write_far")
 x = ember.zeros(64, dtype=ember.float32, device="cuda")
 bad((1,), (32,), (x,))                              # L_BAD
-y = x + 1                                           # L_AFTER
-try:
+try:  # the fault shows at the next call that synchronizes or loads a module (x + 1's)
+    y = x + 1                                       # L_AFTER
     y.sum().item()
 except ember.cuda.CudaError as e:
     print("FIRST:", e)

@@ -106,22 +106,46 @@ def _divide(a, n):
     """AVG's final step in place: true division for floats, truncation for integers (as NCCL)."""
     if a.dtype.kind in "fc":
         a /= a.dtype.type(n)
+    elif a.dtype.kind == "u":
+        a //= a.dtype.type(n)
     else:
-        q = _np.abs(a) // n
-        a[...] = _np.where(a < 0, -q, q)
+        with _np.errstate(over="ignore"):  # abs(int min) wraps; its quotient is exact again
+            q = (_np.abs(a) // n).astype(a.dtype)
+            a[...] = _np.where(a < 0, -q, q)
+
+
+_F16_REDUCES = None
+
+
+def _mpi_reduces_float16():
+    """Whether the loaded MPI library reduces float16 (MPICH does; others may not have the
+    type or its operators): probed once on COMM_SELF with every operator ember uses."""
+    global _F16_REDUCES
+    if _F16_REDUCES is None:
+        MPI = _load()
+        try:
+            for mop in (MPI.SUM, MPI.PROD, MPI.MIN, MPI.MAX):
+                out = _np.zeros(1, _np.float16)
+                MPI.COMM_SELF.Allreduce(_np.ones(1, _np.float16), out, op=mop)
+            _F16_REDUCES = True
+        except Exception:
+            _F16_REDUCES = False
+    return _F16_REDUCES
 
 
 class _Host:
     """A contiguous host buffer for an ember array: a zero-copy view of a contiguous CPU array,
     otherwise a staged copy that ``commit`` writes back (GPU arrays: an explicit host round
-    trip). bfloat16 travels as its raw 16 bits, or as float32 where MPI reduces it."""
+    trip). bfloat16 travels as its raw 16 bits, or as float32 where MPI reduces it; so does
+    float16 where the MPI library cannot reduce it."""
 
     def __init__(self, t, reduce=False, read=True):
         self.t = t
         dt = str(t.dtype)
         self.bf16 = dt == "bfloat16"
+        self.widened = reduce and (self.bf16 or (dt == "float16" and not _mpi_reduces_float16()))
         self.staged = True
-        if self.bf16 and reduce:
+        if self.widened:
             from .._array import asnumpy
 
             self.arr = asnumpy(t.astype("float32")) if read else _np.empty(t.shape, "float32")
@@ -145,8 +169,8 @@ class _Host:
         from .._array import asarray
 
         t = self.t
-        if self.bf16 and self.arr.dtype == _np.float32:
-            t[...] = asarray(self.arr, device=t.device).astype("bfloat16")
+        if self.widened:
+            t[...] = asarray(self.arr, device=t.device).astype(t.dtype)
         elif self.bf16:
             t.view("uint16")[...] = asarray(self.arr, device=t.device)
         else:

@@ -171,12 +171,16 @@ def to_timedelta(arg, unit=None, errors="raise"):
         return wrap(parse_timedelta(col, errors))
     if col.kind != "num":
         raise TypeError(f"dtype {col.dtype} cannot be converted to timedelta64[ns]")
-    # pandas 3's result unit: nanoseconds for floats and for counts of nanoseconds, else
-    # microseconds
+    # the result unit is the installed pandas' own choice (it differs between pandas
+    # versions), asked of a one-element host probe of the column's dtype: metadata only
     scale = _unit_ns(unit or "ns")
-    out_dt = np.dtype(
-        "timedelta64[ns]" if col.dtype.kind == "f" or scale == 1 else "timedelta64[us]"
-    )
+    # (pandas 3.1 picks a finer unit for floats with a fraction: one host bool says which)
+    pv = 1
+    if col.dtype.kind == "f":
+        x = col.data[col.valid()]
+        pv = 0.5 if x.shape[0] and bool(_em.any(x != _em.floor(x))) else 1
+    probe = pd.to_timedelta(pd.Series(np.full(1, pv, dtype=np.dtype(col.dtype))), unit=unit)
+    out_dt = np.dtype(probe.dtype)
     out_ns = _dt.UNIT_NS[_dt.time_unit(out_dt)]
     valid = col.valid()
     if col.dtype.kind == "f":

@@ -35,15 +35,16 @@ def quantile(series, q=0.5, interpolation="linear"):
     scalar = np.isscalar(q)
     qs = [q] if scalar else list(q)
     if vals.shape[0] == 0:
-        out = [np.nan] * len(qs)
+        out = _em.full(len(qs), np.nan, dtype=_em.float64, device=col.device)
     else:
         qa = _em.asarray(np.asarray(qs, dtype=np.float64), device=col.device)
-        out = _em.asnumpy(_em.quantile(vals, qa, method=interpolation)).tolist()
+        out = _em.quantile(vals, qa, method=interpolation)
     if scalar:
-        return out[0]
+        return float(out[0])  # host read: a scalar answer
     from .series import Series
 
-    return Series(np.asarray(out), index=pd.Index(qs), name=series.name)
+    # the quantiles stay on the column's device
+    return Series(out, index=pd.Index(qs), name=series.name, device=col.device)
 
 
 def describe_numbers(series, percentiles=None):

@@ -10,12 +10,28 @@ _LOGIC = {"and": "and", "or": "or", "xor": "xor"}
 
 
 def default_device(data=None) -> str:
+    """The device a frame object built from ``data`` lands on: that of ``data`` when it is an
+    ember array or frame object, or of the first such value of a dict/list/tuple (a DataFrame
+    of ember Series stays where they are); else ember's default device (host data)."""
+    dev = _data_device(data)
+    if dev is None and isinstance(data, dict):
+        data = list(data.values())
+    if dev is None and isinstance(data, (list, tuple)):
+        for v in data[:64]:
+            dev = _data_device(v)
+            if dev is not None:
+                break
+    return dev if dev is not None else str(_em.get_default_device())
+
+
+def _data_device(data):
     if isinstance(data, _em.ndarray):
         return str(data.device)
     dev = getattr(data, "device", None)
-    if isinstance(dev, str) and dev in ("cpu", "cuda"):
-        return dev
-    return str(_em.get_default_device())
+    if isinstance(dev, str) and (dev == "cpu" or dev.startswith("cuda")):
+        # a frame object's device (ember.frame's, not another library's)
+        return str(_em.Device(dev)) if type(data).__module__.startswith("ember") else None
+    return None
 
 
 def _make(op, reflected=False):

@@ -133,8 +133,11 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         order = ember.flip(ember.argsort(evals), axis=0)[:k]
         evals = ember.take(evals, order)
         evecs = ember.take(evecs, order, axis=1)
-        # scikit-learn's PSD check: tiny negative eigenvalues (round-off) are set to zero
-        evals = ember.where(evals < 0, 0.0, evals)
+        # scikit-learn's PSD check: negative eigenvalues (round-off) and positive ones below
+        # 1e-12 (float32: 2e-7) of the largest are set to zero (so a round-off eigenvalue of
+        # the centring's null space is dropped whatever its sign on either device)
+        ratio = 1e-12 if evals.dtype == ember.float64 else 2e-7
+        evals = ember.where(evals < ratio * ember.max(evals), 0.0, evals)
         evecs, _ = svd_flip(evecs, evecs.T)
         if self.remove_zero_eig or self.n_components is None:
             keep = ember.nonzero(evals > 0)[0]
