@@ -500,11 +500,19 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A00
     input = _arr(input, "ember.topk", "input")
     dim = _int(dim, "ember.topk", "dim")
     k = _int(k, "ember.topk", "k")
-    from ._sorting import argsort
-
-    order = argsort(input, axis=dim, descending=builtins.bool(largest))
-    idx = narrow(order, dim, 0, k)
     from ._indexing import take_along_axis
+    from ._manipulation import moveaxis
+    from ._sorting import argsort
+    from ._topk_gpu import topk_indices, usable
+
+    if input.ndim and usable(input, k, input.shape[dim]):
+        # small k on the GPU: a selection kernel, not a sort (ties: lower index first)
+        idx = moveaxis(topk_indices(moveaxis(input, dim, -1), k, largest), -1, dim)
+        return ValuesIndices(take_along_axis(input, idx, axis=dim), idx)
+    order = argsort(input, axis=dim, descending=builtins.bool(largest))
+    # a copy, not a view: a view would keep the whole argsort result alive (n x 8 bytes a row)
+    idx = narrow(order, dim, 0, k).copy()
+    del order
 
     return ValuesIndices(take_along_axis(input, idx, axis=dim), idx)
 
@@ -518,7 +526,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):  # noqa: A002
     from ._sorting import argsort
 
     order = argsort(input, axis=dim, kind="stable")
-    idx = narrow(order, dim, k - 1, 1)
+    idx = narrow(order, dim, k - 1, 1).copy()  # not a view that keeps `order` alive
     vals = take_along_axis(input, idx, axis=dim)
     if not keepdim:
         vals, idx = vals.squeeze(dim), idx.squeeze(dim)
@@ -601,7 +609,7 @@ def values_indices(kind, x, dim, keepdim):
 
         n = x.shape[dim]
         order = argsort(x, axis=dim, kind="stable")
-        idx = narrow(order, dim, (n - 1) // 2, 1)
+        idx = narrow(order, dim, (n - 1) // 2, 1).copy()
     vals = take_along_axis(x, idx, axis=dim)
     if not keepdim:
         vals, idx = vals.squeeze(dim), idx.squeeze(dim)

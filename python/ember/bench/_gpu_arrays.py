@@ -1,8 +1,9 @@
 """GPU benchmark cases of the data-dependent array functions, each with its target, ember against
 CuPy and PyTorch on the same data: ``sort`` of 2^28 float32 (keys/s >= CuPy's), boolean-mask
-selection of half of 2^28 float32 (>= 0.9x CuPy's speed) and ``unique`` of 2^24 int32 (>= CuPy's
-speed). Each result is checked: the sort's order and a sample against NumPy, the mask's count
-and a sample, unique against NumPy's."""
+selection of half of 2^28 float32 (>= 0.9x CuPy's speed), ``unique`` of 2^24 int32 (>= CuPy's
+speed) and ``topk`` (k = 10) along 128 rows of 2^20 float32 (>= PyTorch's speed; CuPy has none).
+Each result is checked: the sort's order and a sample against NumPy, the mask's count and a
+sample, unique against NumPy's, topk's values against NumPy's sort."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ._runner import _error
 SORT_N = 1 << 28
 MASK_N = 1 << 28
 UNIQUE_N = 1 << 24
+TOPK_ROWS, TOPK_N = 128, 1 << 20
 MASK_RATIO = 0.9
 
 
@@ -34,9 +36,10 @@ def _unique_fn(lib):
     return lambda x: lib.xp.unique(x)
 
 
-def _rows(case, libs, times, nbytes, check, target, ratio, unit_count=None):
-    """One row per library: time, GB/s (input read), ratio to CuPy, and ember's verdict."""
-    ref = times.get("cupy")
+def _rows(case, libs, times, nbytes, check, target, ratio, unit_count=None, peer="cupy"):
+    """One row per library: time, GB/s (input read), ratio to the peer (CuPy unless named),
+    and ember's verdict."""
+    ref = times.get(peer)
     rows = []
     for lib in libs:
         t = times.get(lib.name)
@@ -55,8 +58,8 @@ def _rows(case, libs, times, nbytes, check, target, ratio, unit_count=None):
         parts = []
         if unit_count:
             parts.append(f"{unit_count / t / 1e9:.2f} G keys/s")
-        if isinstance(ref, float) and lib.name != "cupy":
-            parts.append(f"{ref / t:.2f}x cupy speed")
+        if isinstance(ref, float) and lib.name != peer:
+            parts.append(f"{ref / t:.2f}x {peer} speed")
         if bad:
             parts.append(f"WRONG: {bad}")
         row.detail = ", ".join(parts)
@@ -157,5 +160,22 @@ def array_cases(libs, plan, log) -> list[Row]:
         libs, slow, (ints,), lambda lib, x: functools.partial(_unique_fn(lib), x), verify_unique
     )
     rows += _rows("unique 2^24 i32", libs, times, ints.nbytes, check, ">= cupy speed", 1.0)
+    release_all(libs)
+
+    # topk, k = 10, along rows of 2^20 float32 (a kNN block's shape)
+    log("topk k=10 of 128 x 2^20 f32")
+    tk = rng.standard_normal((TOPK_ROWS, TOPK_N), dtype=np.float32)
+    want_tk = -np.sort(-tk, axis=1)[:, :10]
+    tlibs = [lib for lib in libs if lib.name in ("ember", "torch")]
+
+    def verify_topk(v):
+        return None if np.array_equal(v, want_tk) else "wrong values"
+
+    def topk_fn(lib, x):
+        return lambda: lib.xp.topk(x, 10, dim=1)[0]
+
+    times, check = _measure(tlibs, slow, (tk,), topk_fn, verify_topk)
+    rows += _rows("topk k=10 128 x 2^20 f32", tlibs, times, tk.nbytes, check, ">= torch speed",
+                  1.0, peer="torch")  # fmt: skip
     release_all(libs)
     return rows

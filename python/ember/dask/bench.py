@@ -127,6 +127,28 @@ def run(device="cpu", gib=16.0, chunk_mib=256, reps=3, cluster=True, log=None):
     del xd
     _free(device)
 
+    if str(device).startswith("cuda"):
+        try:
+            import cupy
+        except ImportError:
+            cupy = None
+        if cupy is not None:
+            with dask.config.set({"array.backend": "cupy"}):
+                xq = da.random.default_rng(3).random(
+                    shape, chunks=(chunk_rows, _COLS), dtype=np.float32
+                )
+            xq = xq.persist(scheduler="threads")
+            record(
+                "cupy threads",
+                xq,
+                lambda a: (lambda r: (cupy.cuda.Device().synchronize(), r)[1])(
+                    a.compute(scheduler="threads")
+                ),
+            )
+            del xq
+            gc.collect()
+            cupy.get_default_memory_pool().free_all_blocks()
+
     if cluster:
         import distributed
 
@@ -149,30 +171,13 @@ def run(device="cpu", gib=16.0, chunk_mib=256, reps=3, cluster=True, log=None):
             log("  .. making the chunks on the worker")
             xc = client.persist(xc)
             distributed.wait(xc)
+            where = dask.delayed(lambda b: f"{type(b).__module__} on {b.device}")(xc.blocks[0])
+            log(
+                f"     worker's chunks: {where.compute()}; its default device: "
+                f"{list(client.run(lambda: str(ember.get_default_device())).values())}"
+            )
             record("dask cluster", xc, lambda a: client.compute(a).result())
             del xc
-
-    if str(device).startswith("cuda"):
-        try:
-            import cupy
-        except ImportError:
-            cupy = None
-        if cupy is not None:
-            with dask.config.set({"array.backend": "cupy"}):
-                xq = da.random.default_rng(3).random(
-                    shape, chunks=(chunk_rows, _COLS), dtype=np.float32
-                )
-            xq = xq.persist(scheduler="threads")
-            record(
-                "cupy threads",
-                xq,
-                lambda a: (lambda r: (cupy.cuda.Device().synchronize(), r)[1])(
-                    a.compute(scheduler="threads")
-                ),
-            )
-            del xq
-            gc.collect()
-            cupy.get_default_memory_pool().free_all_blocks()
 
     return results
 
