@@ -8,6 +8,8 @@ device by ember's Dask backend and persisted (made once, outside the timings). T
   rest);
 - ``dask threads``: Dask's threaded scheduler over ember chunks; the figure that matters is its
   speed as a fraction of ``ember``'s (the issue's target: at least 80 %);
+- ``dask sync``: the same graph on Dask's single-threaded scheduler (what the thread pool
+  adds or saves);
 - ``dask cluster``: a one-worker ``ember.dask.LocalCluster`` (a worker process owning the GPU)
   with the chunks persisted on the worker; the time includes sending the graph and returning
   the result to the client;
@@ -124,6 +126,8 @@ def run(device="cpu", gib=16.0, chunk_mib=256, reps=3, cluster=True, log=None):
     xd = xd.persist(scheduler="threads")
     assert isinstance(xd._meta, ember.ndarray)
     record("dask threads", xd, lambda a: a.compute(scheduler="threads"))
+    # the same graph run by one thread: how much of the gap is the thread pool's
+    record("dask sync", xd, lambda a: a.compute(scheduler="sync"))
     del xd
     _free(device)
 
@@ -184,7 +188,7 @@ def run(device="cpu", gib=16.0, chunk_mib=256, reps=3, cluster=True, log=None):
 
 def _table(results, log):
     names = sorted({k[0] for k in results}, key=lambda n: n != "(x*2+1).sum()")
-    labels = ["ember", "dask threads", "dask cluster", "cupy threads"]
+    labels = ["ember", "dask threads", "dask sync", "dask cluster", "cupy threads"]
     log(f"{'operation':<16}" + "".join(f"{lb:>16}" for lb in labels) + "   dask threads / ember")
     for n in names:
         row = f"{n:<16}"

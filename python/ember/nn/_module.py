@@ -151,6 +151,9 @@ class Module:
         d["_modules"] = OrderedDict()
         d["_forward_hooks"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
+        d["_hooks_with_kwargs"] = set()
+        d["_backward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
 
     # ---- calling ------------------------------------------------------------------------------
 
@@ -160,31 +163,75 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        if not self._forward_pre_hooks and not self._forward_hooks:
+        d = self.__dict__
+        bwd, bpre = d.get("_backward_hooks"), d.get("_backward_pre_hooks")
+        if not self._forward_pre_hooks and not self._forward_hooks and not bwd and not bpre:
             return self.forward(*args, **kwargs)
-        for hook in list(self._forward_pre_hooks.values()):
+        with_kw = d.get("_hooks_with_kwargs", ())
+        for hid, hook in list(self._forward_pre_hooks.items()):
+            if hid in with_kw:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(
+                            "ember.nn.Module: a forward pre-hook registered with_kwargs=True "
+                            f"must return None or an (args, kwargs) pair, got {result!r:.80}"
+                        )
+                    args, kwargs = result
+                    args = args if isinstance(args, tuple) else (args,)
+                continue
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
+        call = None
+        if bwd or bpre:
+            from ._backward_hooks import BackwardHookCall
+
+            call = BackwardHookCall(self, bwd, bpre)
+            args = call.inputs(args)
         out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            result = hook(self, args, out)
+        for hid, hook in list(self._forward_hooks.items()):
+            result = hook(self, args, kwargs, out) if hid in with_kw else hook(self, args, out)
             if result is not None:
                 out = result
-        return out
+        return out if call is None else call.outputs(out)
 
-    def register_forward_pre_hook(self, hook):
-        """``hook(module, args)`` runs before ``forward``; a non-None result replaces args."""
-        h = RemovableHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[h.id] = hook
+    def _add_hook(self, table, hook, prepend, with_kwargs=False):
+        h = RemovableHandle(table)
+        table[h.id] = hook
+        if prepend:
+            table.move_to_end(h.id, last=False)
+        if with_kwargs:
+            self.__dict__.setdefault("_hooks_with_kwargs", set()).add(h.id)
         return h
 
-    def register_forward_hook(self, hook):
-        """``hook(module, args, output)`` runs after ``forward``; a non-None result replaces
-        the output."""
-        h = RemovableHandle(self._forward_hooks)
-        self._forward_hooks[h.id] = hook
-        return h
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """``hook(module, args)`` runs before ``forward``; a non-None result replaces args.
+        ``with_kwargs=True``: ``hook(module, args, kwargs)`` returning None or (args, kwargs).
+        ``prepend=True`` runs it before the hooks already registered."""
+        return self._add_hook(self._forward_pre_hooks, hook, prepend, with_kwargs)
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """``hook(module, args, output)`` (``with_kwargs=True``: ``hook(module, args, kwargs,
+        output)``) runs after ``forward``; a non-None result replaces the output."""
+        return self._add_hook(self._forward_hooks, hook, prepend, with_kwargs)
+
+    def register_full_backward_pre_hook(self, hook, *, prepend=False):
+        """``hook(module, grad_output)`` runs when the gradients with respect to the module's
+        outputs are computed; a non-None result (a tuple) replaces them."""
+        return self._add_hook(self.__dict__.setdefault("_backward_pre_hooks", OrderedDict()),
+                              hook, prepend)  # fmt: skip
+
+    def register_full_backward_hook(self, hook, *, prepend=False):
+        """``hook(module, grad_input, grad_output)`` runs when the gradients with respect to
+        the module's positional inputs are computed (None for inputs that need none); a
+        non-None result (a tuple, one per positional input) replaces ``grad_input``."""
+        return self._add_hook(self.__dict__.setdefault("_backward_hooks", OrderedDict()),
+                              hook, prepend)  # fmt: skip
+
+    def register_backward_hook(self, hook):
+        """PyTorch's deprecated form; here the same as :meth:`register_full_backward_hook`."""
+        return self.register_full_backward_hook(hook)
 
     # ---- registration -------------------------------------------------------------------------
 
