@@ -434,6 +434,25 @@ def conv_transpose2d(
     )
 
 
+@cast_policy(LOW)
+def conv_transpose3d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+):  # noqa: A002
+    """Transposed 3-d convolution (the gradient of conv3d with respect to its input)."""
+    return _conv_transpose(
+        input,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        groups,
+        dilation,
+        3,
+        _F + "conv_transpose3d",
+    )
+
+
 # ---- pooling -------------------------------------------------------------------------------------
 
 

@@ -100,7 +100,7 @@ class _ConvNd(Module):
     def forward(self, input):
         nd = self._nd
         if self._transposed:
-            f = FC.conv_transpose1d if nd == 1 else FC.conv_transpose2d
+            f = (FC.conv_transpose1d, FC.conv_transpose2d, FC.conv_transpose3d)[nd - 1]
             return f(
                 input,
                 self.weight,
@@ -180,6 +180,12 @@ class ConvTranspose2d(ConvTranspose1d):
     """Transposed 2-d convolution."""
 
     _nd = 2
+
+
+class ConvTranspose3d(ConvTranspose1d):
+    """Transposed 3-d convolution."""
+
+    _nd = 3
 
 
 class _Pool(Module):
