@@ -107,10 +107,11 @@ def embedding(
         raise TypeError(f"{who}: input must have an integer dtype, got {input.dtype}")
     if weight.ndim != 2:
         raise ValueError(f"{who}: weight must be 2-d (num_embeddings, dim), got {weight.shape}")
-    if scale_grad_by_freq or sparse:
-        raise ValueError(
-            f"{who}: scale_grad_by_freq=True and sparse=True are not supported by ember"
-        )
+    if scale_grad_by_freq:
+        raise ValueError(f"{who}: scale_grad_by_freq=True is not supported by ember")
+    # sparse=True: ember has no sparse arrays; the weight's gradient is dense, zero in the rows
+    # not looked up (what optim.SparseAdam reads as the sparse gradient's rows)
+    del sparse
     n = weight.shape[0]
     if padding_idx is not None:
         padding_idx = int(padding_idx)

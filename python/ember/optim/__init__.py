@@ -11,7 +11,7 @@ from . import lr_scheduler, swa_utils
 from ._lr_cyclic import CyclicLR as _CyclicLR
 from ._optimizer import Optimizer, required
 from ._optimizers import SGD, Adagrad, Adam, AdamW, RMSprop
-from ._optimizers_extra import Adadelta, Adamax
+from ._optimizers_extra import Adadelta, Adamax, SparseAdam
 from ._optimizers_more import LBFGS, NAdam, RAdam
 
 lr_scheduler.CyclicLR = _CyclicLR  # in its own file: lr_scheduler.py is near the size limit
@@ -29,6 +29,7 @@ __all__ = [
     "AdamW",
     "Optimizer",
     "RMSprop",
+    "SparseAdam",
     "lr_scheduler",
     "swa_utils",
     "required",

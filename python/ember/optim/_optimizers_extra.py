@@ -15,7 +15,7 @@ from ._optimizers import (
     _zero_state,
 )
 
-__all__ = ["Adadelta", "Adamax"]
+__all__ = ["Adadelta", "Adamax", "SparseAdam"]
 
 
 def _grad(p, g, group):
@@ -91,3 +91,39 @@ class Adadelta(Optimizer):
                 a *= rho
                 a += (1 - rho) * delta * delta
                 p -= lr * delta
+
+
+class SparseAdam(Optimizer):
+    """PyTorch's ``SparseAdam``: the lazy Adam of embedding tables, which updates the moments and
+    the parameter only where the gradient has entries. ember has no sparse arrays (an
+    ``Embedding(sparse=True)`` gives a dense gradient), so the entries are the rows of the
+    gradient that are not all zero (elements, for 1-d parameters): the rows an embedding lookup
+    touched, unless a touched row's gradient is exactly zero. PyTorch's update on those rows:
+    ``m += (1 - b1) (g - m)``, ``v += (1 - b2) (g^2 - v)``,
+    ``p -= lr sqrt(1 - b2^t) / (1 - b1^t) * m / (sqrt(v) + eps)``."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
+        who = "ember.optim.SparseAdam"
+        _check_lr(lr, who)
+        _number(eps, "epsilon", who=who)
+        _check_betas(betas, who)
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, maximize=maximize))
+
+    @_step_fn
+    def step(self):
+        for group in self.param_groups:
+            params, grads = _with_grads(group)
+            b1, b2 = group["betas"]
+            lr, eps = group["lr"], group["eps"]
+            for p, g in zip(params, grads, strict=True):
+                st = _zero_state(self.state[p], p, ("exp_avg", "exp_avg_sq"))
+                t = _advance(st)
+                g = -g if group["maximize"] else g
+                nz = g != 0
+                present = nz.reshape(g.shape[0], -1).any(axis=1) if g.ndim > 1 else nz
+                mask = present.reshape((-1,) + (1,) * (g.ndim - 1)) if g.ndim > 1 else present
+                m, v = st["exp_avg"], st["exp_avg_sq"]
+                m[...] = _core.where(mask, m + (1 - b1) * (g - m), m)
+                v[...] = _core.where(mask, v + (1 - b2) * (g * g - v), v)
+                step_size = lr * (1 - b2**t) ** 0.5 / (1 - b1**t)
+                p -= _core.where(mask, step_size * m / (_core.sqrt(v) + eps), 0)
