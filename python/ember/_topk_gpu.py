@@ -1,8 +1,9 @@
 """``topk`` on the GPU for small k: one thread block per row, no sort.
 
 Each of the block's 512 threads scans its strided share of the row keeping its own k best
-(key, index) pairs sorted in registers/local memory (four loads in flight each; an insertion only when a value beats
-the thread's current k-th, which after the first few elements is rare), then k rounds of a
+(key, index) pairs sorted in registers/local memory (four loads in flight each; an insertion
+only when a value beats the thread's current k-th, which after the first few elements is
+rare), then k rounds of a
 block-wide argmax over the threads' heads emit the row's k best in order. The row is read once:
 memory speed, where a full sort of the row (the general path) reads and writes it several times
 and sorts n elements to keep k. Values are compared through order-preserving unsigned keys
@@ -156,16 +157,16 @@ def topk_indices(x, k, largest):
     """Indices (int64, shape ``x.shape[:-1] + (k,)``) of the k largest (or smallest) elements of
     each row of ``x`` along its last axis, best first, ties to the lower index."""
     global _module
-    import ember
-
+    from . import _core
+    from ._creation import ascontiguousarray
     from ._kernels._raw import RawModule
 
     if _module is None:
         _module = RawModule(code=_CODE)
     n = x.shape[-1]
     rows = x.size // n
-    xc = ember.ascontiguousarray(x).reshape(rows, n)
-    out = ember.empty((rows, k), dtype=ember.int64, device=x.device)
+    xc = ascontiguousarray(x).reshape(rows, n)
+    out = _core.empty((rows, k), dtype=_core.int64, device=x.device)
     fn = _module.get_function("ember_topk_" + SUFFIX[str(x.dtype)])
     fn((rows,), (THREADS,), (xc, n, k, bool(largest), out))
     return out.reshape(*x.shape[:-1], k)

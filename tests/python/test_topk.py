@@ -41,7 +41,9 @@ def test_topk_matches_a_stable_sort(device, dtype, k, largest):
     assert v.dtype == x.dtype and i.dtype == ember.int64
 
 
-@pytest.mark.parametrize("shape,dim", [((300,), 0), ((4, 700, 3), 1), ((4, 3, 700), 2), ((2, 513, 3), -2)])
+@pytest.mark.parametrize(
+    "shape,dim", [((300,), 0), ((4, 700, 3), 1), ((4, 3, 700), 2), ((2, 513, 3), -2)]
+)
 def test_topk_any_axis_and_strides(device, shape, dim):
     rng = np.random.default_rng(1)
     a = rng.standard_normal(shape).astype("float32")
