@@ -401,18 +401,8 @@ def conv_transpose1d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ):  # noqa: A002
     """Transposed 1-d convolution (the gradient of conv1d with respect to its input)."""
-    return _conv_transpose(
-        input,
-        weight,
-        bias,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
-        1,
-        _F + "conv_transpose1d",
-    )
+    args = (stride, padding, output_padding, groups, dilation)
+    return _conv_transpose(input, weight, bias, *args, 1, _F + "conv_transpose1d")
 
 
 @cast_policy(LOW)
@@ -420,18 +410,8 @@ def conv_transpose2d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ):  # noqa: A002
     """Transposed 2-d convolution (the gradient of conv2d with respect to its input)."""
-    return _conv_transpose(
-        input,
-        weight,
-        bias,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
-        2,
-        _F + "conv_transpose2d",
-    )
+    args = (stride, padding, output_padding, groups, dilation)
+    return _conv_transpose(input, weight, bias, *args, 2, _F + "conv_transpose2d")
 
 
 @cast_policy(LOW)
@@ -439,18 +419,8 @@ def conv_transpose3d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ):  # noqa: A002
     """Transposed 3-d convolution (the gradient of conv3d with respect to its input)."""
-    return _conv_transpose(
-        input,
-        weight,
-        bias,
-        stride,
-        padding,
-        output_padding,
-        groups,
-        dilation,
-        3,
-        _F + "conv_transpose3d",
-    )
+    args = (stride, padding, output_padding, groups, dilation)
+    return _conv_transpose(input, weight, bias, *args, 3, _F + "conv_transpose3d")
 
 
 # ---- pooling -------------------------------------------------------------------------------------

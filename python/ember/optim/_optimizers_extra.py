@@ -18,6 +18,16 @@ from ._optimizers import (
 __all__ = ["Adadelta", "Adamax", "SparseAdam"]
 
 
+def _adam_like(opt, names):
+    """(group, param, grad, state, step) for each parameter with a gradient, its state
+    holding zeros for each of ``names`` and its step count advanced."""
+    for group in opt.param_groups:
+        params, grads = _with_grads(group)
+        for p, g in zip(params, grads, strict=True):
+            st = _zero_state(opt.state[p], p, names)
+            yield group, p, g, st, _advance(st)
+
+
 def _grad(p, g, group):
     g = -g if group.get("maximize") else g
     wd = group["weight_decay"]
@@ -43,19 +53,15 @@ class Adamax(Optimizer):
 
     @_step_fn
     def step(self):
-        for group in self.param_groups:
-            params, grads = _with_grads(group)
+        for group, p, g, st, t in _adam_like(self, ("exp_avg", "exp_inf")):
             b1, b2 = group["betas"]
             lr, eps = group["lr"], group["eps"]
-            for p, g in zip(params, grads, strict=True):
-                st = _zero_state(self.state[p], p, ("exp_avg", "exp_inf"))
-                t = _advance(st)
-                g = _grad(p, g, group)
-                m, u = st["exp_avg"], st["exp_inf"]
-                m *= b1
-                m += (1 - b1) * g
-                u[...] = _core.maximum(u * b2, _core.abs(g) + eps)
-                p -= (lr / (1 - b1**t)) * m / u
+            g = _grad(p, g, group)
+            m, u = st["exp_avg"], st["exp_inf"]
+            m *= b1
+            m += (1 - b1) * g
+            u[...] = _core.maximum(u * b2, _core.abs(g) + eps)
+            p -= (lr / (1 - b1**t)) * m / u
 
 
 class Adadelta(Optimizer):
@@ -111,19 +117,15 @@ class SparseAdam(Optimizer):
 
     @_step_fn
     def step(self):
-        for group in self.param_groups:
-            params, grads = _with_grads(group)
+        for group, p, g, st, t in _adam_like(self, ("exp_avg", "exp_avg_sq")):
             b1, b2 = group["betas"]
             lr, eps = group["lr"], group["eps"]
-            for p, g in zip(params, grads, strict=True):
-                st = _zero_state(self.state[p], p, ("exp_avg", "exp_avg_sq"))
-                t = _advance(st)
-                g = -g if group["maximize"] else g
-                nz = g != 0
-                present = nz.reshape(g.shape[0], -1).any(axis=1) if g.ndim > 1 else nz
-                mask = present.reshape((-1,) + (1,) * (g.ndim - 1)) if g.ndim > 1 else present
-                m, v = st["exp_avg"], st["exp_avg_sq"]
-                m[...] = _core.where(mask, m + (1 - b1) * (g - m), m)
-                v[...] = _core.where(mask, v + (1 - b2) * (g * g - v), v)
-                step_size = lr * (1 - b2**t) ** 0.5 / (1 - b1**t)
-                p -= _core.where(mask, step_size * m / (_core.sqrt(v) + eps), 0)
+            g = -g if group["maximize"] else g
+            nz = g != 0
+            present = nz.reshape(g.shape[0], -1).any(axis=1) if g.ndim > 1 else nz
+            mask = present.reshape((-1,) + (1,) * (g.ndim - 1)) if g.ndim > 1 else present
+            m, v = st["exp_avg"], st["exp_avg_sq"]
+            m[...] = _core.where(mask, m + (1 - b1) * (g - m), m)
+            v[...] = _core.where(mask, v + (1 - b2) * (g * g - v), v)
+            step_size = lr * (1 - b2**t) ** 0.5 / (1 - b1**t)
+            p -= _core.where(mask, step_size * m / (_core.sqrt(v) + eps), 0)
