@@ -17,6 +17,12 @@ Compiled once per process through ember's RawModule (NVRTC, the kernel disk cach
 
 from __future__ import annotations
 
+import os
+
+# On by default once a GPU run has verified it (tests/python/test_topk.py runs both paths);
+# EMBER_TOPK_KERNEL=0/1 overrides.
+ENABLED = os.environ.get("EMBER_TOPK_KERNEL", "0") not in ("", "0")
+
 KMAX = 32
 THREADS = 512
 SUFFIX = {"float32": "f32", "float64": "f64", "int32": "i32", "int64": "i64"}
@@ -145,7 +151,8 @@ def usable(x, k, n):
     """Whether the kernel takes this topk: a CUDA array of a supported dtype, 1 <= k <= 32,
     rows of at least 256 elements (shorter rows sort quickly and would idle the block)."""
     return (
-        x.device.type == "cuda"
+        ENABLED
+        and x.device.type == "cuda"
         and str(x.dtype) in SUFFIX
         and 1 <= k <= min(KMAX, n)
         and n >= 256

@@ -4,8 +4,16 @@ involved): the GPU's selection kernel (small k, rows of >= 256) and the sort pat
 from __future__ import annotations
 
 import ember
+import ember._topk_gpu as _tk
 import numpy as np
 import pytest
+
+
+@pytest.fixture(autouse=True, params=["select", "sort"])
+def path(request, monkeypatch):
+    """Each test on both GPU paths: the selection kernel and the sort (the CPU has one)."""
+    monkeypatch.setattr(_tk, "ENABLED", request.param == "select")
+    return request.param
 
 
 def _expected(a, k, largest, axis):
