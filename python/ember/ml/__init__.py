@@ -10,6 +10,10 @@ from __future__ import annotations
 import importlib
 
 __all__ = [
+    "tree",
+    "svm",
+    "manifold",
+    "ensemble",
     "base",
     "clone",
     "cluster",
@@ -32,6 +36,10 @@ __all__ = [
 ]
 
 _SUBMODULES = {
+    "tree",
+    "svm",
+    "manifold",
+    "ensemble",
     "base",
     "cluster",
     "compose",

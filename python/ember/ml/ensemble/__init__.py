@@ -1,0 +1,3 @@
+"""ember.ml.ensemble (scikit-learn's sklearn.ensemble)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""ember.ml.manifold (scikit-learn's sklearn.manifold)."""
+
+__all__ = []

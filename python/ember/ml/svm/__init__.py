@@ -1,0 +1,3 @@
+"""ember.ml.svm (scikit-learn's sklearn.svm)."""
+
+__all__ = []

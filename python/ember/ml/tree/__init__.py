@@ -1,0 +1,3 @@
+"""ember.ml.tree (scikit-learn's sklearn.tree)."""
+
+__all__ = []
