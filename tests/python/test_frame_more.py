@@ -684,3 +684,11 @@ def test_first_level_selection_of_multiindex_columns(device):
     pd.testing.assert_frame_equal(got["b"].to_pandas(), ref["b"])
     with pytest.raises(KeyError):
         got["c"]
+
+
+def test_series_of_device_scalars_stays_on_their_device(device):
+    """Dask's describe builds a Series from per-partition 0-d arrays: stacked where they are."""
+    vals = [ember.asarray(1.5, device=device), ember.asarray(2, device=device), 3]
+    s = fd.Series(vals, index=["a", "b", "c"])
+    assert s.device == str(ember.Device(device))
+    same(s, pd.Series([1.5, 2.0, 3.0], index=["a", "b", "c"]), check_dtype=True)

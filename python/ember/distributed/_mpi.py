@@ -136,21 +136,24 @@ def _mpi_reduces_float16():
 class _Host:
     """A contiguous host buffer for an ember array: a zero-copy view of a contiguous CPU array,
     otherwise a staged copy that ``commit`` writes back (GPU arrays: an explicit host round
-    trip). bfloat16 travels as its raw 16 bits, or as float32 where MPI reduces it; so does
-    float16 where the MPI library cannot reduce it."""
+    trip). bfloat16 travels as its raw 16 bits, or as float32 where MPI reduces it; float16
+    travels as its raw 16 bits too (MPI libraries without a float16 type, such as Open MPI 4,
+    reject it even for a broadcast), and is reduced as float16 where the library can, else as
+    float32."""
 
     def __init__(self, t, reduce=False, read=True):
         self.t = t
         dt = str(t.dtype)
         self.bf16 = dt == "bfloat16"
         self.widened = reduce and (self.bf16 or (dt == "float16" and not _mpi_reduces_float16()))
+        self.raw16 = self.bf16 or (dt == "float16" and not reduce)
         self.staged = True
         if self.widened:
             from .._array import asnumpy
 
             self.arr = asnumpy(t.astype("float32")) if read else _np.empty(t.shape, "float32")
             return
-        src = t.view("uint16") if self.bf16 else t
+        src = t.view("uint16") if self.raw16 else t
         if src.device.type == "cpu":
             view = _np.asarray(memoryview(src))
             if view.flags.c_contiguous:
@@ -171,7 +174,7 @@ class _Host:
         t = self.t
         if self.widened:
             t[...] = asarray(self.arr, device=t.device).astype(t.dtype)
-        elif self.bf16:
+        elif self.raw16:
             t.view("uint16")[...] = asarray(self.arr, device=t.device)
         else:
             t[...] = asarray(self.arr, device=t.device)

@@ -431,6 +431,13 @@ def from_values(values, device, dtype=None) -> Column:
         arr = values if isinstance(values, np.ndarray) else None
         if arr is None:
             values = list(values) if not isinstance(values, (list, tuple)) else values
+            if any(isinstance(v, _em.ndarray) and v.ndim == 0 for v in values):
+                # device scalars (e.g. Dask's per-partition statistics): stacked where they
+                # live, no host round trip; Python numbers beside them join on that device
+                dev = next(v.device for v in values if isinstance(v, _em.ndarray))
+                stacked = _em.stack([_em.asarray(v, device=dev) for v in values])
+                col = from_values(stacked, device)
+                return col if dtype is None else astype(col, dtype)
             if not values and dtype is not None:
                 return Column.full_null(_dt.normalize(dtype, func="Series"), 0, device)
             if _is_listlike_values(values):
