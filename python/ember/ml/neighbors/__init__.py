@@ -3,5 +3,14 @@
 from __future__ import annotations
 
 from ._classes import KNeighborsClassifier, KNeighborsRegressor, NearestNeighbors
+from ._kde import KernelDensity
+from ._radius import RadiusNeighborsClassifier, RadiusNeighborsRegressor
 
-__all__ = ["KNeighborsClassifier", "KNeighborsRegressor", "NearestNeighbors"]
+__all__ = [
+    "KNeighborsClassifier",
+    "KNeighborsRegressor",
+    "KernelDensity",
+    "NearestNeighbors",
+    "RadiusNeighborsClassifier",
+    "RadiusNeighborsRegressor",
+]

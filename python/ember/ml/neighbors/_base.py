@@ -28,6 +28,14 @@ def _block_distances(Q, X, metric, p, squared_ok):
     euclid = metric in ("euclidean", "l2") or (metric == "minkowski" and p == 2)
     if euclid and squared_ok:
         return sq_euclidean(Q, X), True
+    if euclid:
+        # Radius queries: |q|^2 - 2 q.x + |x|^2 below its own rounding error is noise; it is
+        # set to 0 so that duplicates are at distance 0 exactly (radius=0, 'distance' weights).
+        QQ, XX = (Q * Q).sum(axis=1), (X * X).sum(axis=1)
+        S = sq_euclidean(Q, X, QQ, XX)
+        eps = float(np.finfo(np.float32 if Q.dtype == ember.float32 else np.float64).eps)
+        S = ember.where(S <= (8 * eps) * (QQ[:, None] + XX[None, :]), 0.0, S)
+        return ember.sqrt(S), False
     return distances(Q, X, metric, p), False
 
 
@@ -116,8 +124,12 @@ class NeighborsBase(BaseEstimator):
         return to_output(ind, kind)
 
     def radius_neighbors(self, X=None, radius=None, return_distance=True, sort_results=False):
-        """Per query, the fitted points within ``radius`` (object arrays of arrays)."""
+        """Per query, the fitted points within ``radius``: 1-d NumPy object arrays holding one
+        array per query (NumPy arrays for host inputs, ember arrays on the fitted device for
+        ember inputs), as scikit-learn's."""
         check_is_fitted(self, "_fit_X")
+        if sort_results and not return_distance:
+            raise ValueError("return_distance must be True if sort_results is True.")
         r = self.radius if radius is None else radius
         Q, self_query = self._query(X)
         F = self._fit_X
