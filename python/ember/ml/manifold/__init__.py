@@ -1,3 +1,7 @@
-"""ember.ml.manifold (scikit-learn's sklearn.manifold)."""
+"""ember.ml.manifold (scikit-learn's sklearn.manifold): SpectralEmbedding, spectral_embedding,
+TSNE (exact gradient on the device) and trustworthiness."""
 
-__all__ = []
+from ._spectral_embedding import SpectralEmbedding, spectral_embedding
+from ._tsne import TSNE, trustworthiness
+
+__all__ = ["SpectralEmbedding", "TSNE", "spectral_embedding", "trustworthiness"]
