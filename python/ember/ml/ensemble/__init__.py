@@ -1,3 +1,17 @@
-"""ember.ml.ensemble (scikit-learn's sklearn.ensemble)."""
+"""Tree ensembles (scikit-learn's ``sklearn.ensemble``): random forests and extra-trees."""
 
-__all__ = []
+from __future__ import annotations
+
+from ._forest import (
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+
+__all__ = [
+    "ExtraTreesClassifier",
+    "ExtraTreesRegressor",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
+]

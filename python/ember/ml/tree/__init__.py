@@ -1,3 +1,17 @@
-"""ember.ml.tree (scikit-learn's sklearn.tree)."""
+"""Decision trees (scikit-learn's ``sklearn.tree``) on binned features, grown level by level."""
 
-__all__ = []
+from __future__ import annotations
+
+from ._tree import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ExtraTreeClassifier,
+    ExtraTreeRegressor,
+)
+
+__all__ = [
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "ExtraTreeClassifier",
+    "ExtraTreeRegressor",
+]
