@@ -1,3 +1,6 @@
-"""ember.ml.svm (scikit-learn's sklearn.svm)."""
+"""ember.ml.svm (scikit-learn's sklearn.svm): SVC, SVR, LinearSVC, LinearSVR."""
 
-__all__ = []
+from ._kernel import SVC, SVR
+from ._linear import LinearSVC, LinearSVR
+
+__all__ = ["SVC", "SVR", "LinearSVC", "LinearSVR"]
