@@ -30,6 +30,7 @@ from ..utils.validation import (
     to_output,
 )
 from ._base import NeighborsBase, _block_distances
+from ._classes import KNeighborsRegressor
 
 __all__ = ["RadiusNeighborsClassifier", "RadiusNeighborsRegressor"]
 
@@ -296,13 +297,7 @@ class RadiusNeighborsRegressor(RegressorMixin, NeighborsBase):
         self.metric_params = metric_params
         self.n_jobs = n_jobs
 
-    def fit(self, X, y):
-        """Store the training points and targets."""
-        Xa, ya = check_X_y(X, y, estimator=self, y_numeric=True, multi_output=True)
-        self._fit(Xa)
-        self._fit_kind = input_kind(X)
-        self._y = ya.astype(Xa.dtype)
-        return self
+    fit = KNeighborsRegressor.fit  # the same: store the training points and targets
 
     def predict(self, X):
         """Weighted mean target of the neighbours within ``radius`` (NaN where there are none)."""
