@@ -869,6 +869,8 @@ class ndarray:
         """PyTorch's ``x.unfold(dimension, size, step)``: every slice of ``size`` elements along"""
     def uniform_(self, a = ..., b = ..., *, generator = ...) -> Any:
         ...
+    def unique(self, sorted = ..., return_inverse = ..., return_counts = ..., dim = ...) -> Any:
+        """PyTorch's ``x.unique(sorted, return_inverse, return_counts, dim)`` (sorted output; the"""
     def unique_consecutive(self, return_inverse = ..., return_counts = ..., dim = ...) -> Any:
         ...
     def unsqueeze(self, dim) -> Any:

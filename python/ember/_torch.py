@@ -252,10 +252,14 @@ def randperm(n, dtype=None, device=None, generator=None, requires_grad=False):
 
 def manual_seed(seed):
     """Seeds ember's global random generator (for every device), as ``torch.manual_seed``."""
-    from . import random
+    from . import _torch_extra, random
 
-    random.seed(builtins.int(seed))
-    return random._global
+    # the global generator becomes a torch-style Generator (same stream as random.seed(seed)
+    # for seeds in [0, 2**64)), so the returned object has initial_seed/get_state as PyTorch's
+    g = _torch_extra.Generator()
+    g.manual_seed(seed)
+    random._global = g
+    return g
 
 
 class inference_mode:  # noqa: N801 (torch spelling)

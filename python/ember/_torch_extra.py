@@ -536,6 +536,17 @@ def _where_method(core_where):
     return where
 
 
+def _unique_method(self, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    """PyTorch's ``x.unique(sorted, return_inverse, return_counts, dim)`` (sorted output; the
+    inverse has the input's shape, or one entry per slice along ``dim``)."""
+    from ._sets import unique
+
+    out = unique(self, return_inverse=return_inverse, return_counts=return_counts, axis=dim)
+    if return_inverse and dim is None and isinstance(out, tuple):
+        out = (out[0], out[1].reshape(self.shape), *out[2:])
+    return out
+
+
 def install(ns):
     """Adds the functions above to ember's namespace `ns`, and the methods to ndarray."""
     global Generator
@@ -555,6 +566,7 @@ def install(ns):
         "index_fill": lambda self, dim, index, value: index_fill(self, dim, index, value),
         "index_copy": lambda self, dim, index, source: index_copy(self, dim, index, source),
         "scatter_reduce_": scatter_reduce_,
+        "unique": _unique_method,
         "scatter_reduce": lambda self, dim, index, src, reduce, *, include_self=True: (
             scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
         ),

@@ -241,3 +241,23 @@ def test_randint_like_keeps_a_floating_dtype(device):
     v = ember.asnumpy(r)
     assert r.dtype == x.dtype and (v == np.round(v)).all() and v.min() >= 0 and v.max() < 5
     assert ember.randint_like(x.astype("int32"), 2, 5).dtype == ember.int32
+
+
+def test_unique_method_and_manual_seed_generator(device):
+    x = em.asarray([[1, 3], [1, 2]], device=device)
+    np.testing.assert_array_equal(em.asnumpy(x.unique()), [1, 2, 3])
+    vals, counts = x.unique(return_counts=True)
+    np.testing.assert_array_equal(em.asnumpy(counts), [2, 1, 1])
+    vals, inv = x.unique(return_inverse=True)
+    assert tuple(inv.shape) == (2, 2)
+    np.testing.assert_array_equal(em.asnumpy(vals)[em.asnumpy(inv)], em.asnumpy(x))
+    rows, inv = em.asarray([[1, 2], [1, 2], [0, 1]], device=device).unique(
+        dim=0, return_inverse=True
+    )
+    np.testing.assert_array_equal(em.asnumpy(rows), [[0, 1], [1, 2]])
+    np.testing.assert_array_equal(em.asnumpy(inv), [1, 1, 0])
+    g = em.manual_seed(7)
+    assert g.initial_seed() == 7
+    a = em.rand(4, device=device)
+    em.manual_seed(7)
+    np.testing.assert_array_equal(em.asnumpy(em.rand(4, device=device)), em.asnumpy(a))
