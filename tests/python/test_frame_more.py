@@ -692,3 +692,26 @@ def test_series_of_device_scalars_stays_on_their_device(device):
     s = fd.Series(vals, index=["a", "b", "c"])
     assert s.device == str(ember.Device(device))
     same(s, pd.Series([1.5, 2.0, 3.0], index=["a", "b", "c"]), check_dtype=True)
+
+
+def test_describe_include_pivot_to_records(device):
+    p = pd.DataFrame(
+        {
+            "a": [1, 2, 3, 4],
+            "b": [1.5, np.nan, 3.0, 4.0],
+            "k": ["x", "y", "x", "z"],
+            "j": [1, 1, 2, 2],
+        }
+    )
+    d = fd.from_pandas(p, device=device)
+    pd.testing.assert_frame_equal(d.describe(include="all"), p.describe(include="all"))
+    pd.testing.assert_frame_equal(d.describe(include=["object"]), p.describe(include=["object"]))
+    same(d.describe(exclude=["object"]), p.describe(exclude=["object"]))
+    same(d.pivot(index="a", columns="k", values="b"), p.pivot(index="a", columns="k", values="b"))
+    dup = fd.from_pandas(
+        pd.DataFrame({"i": [1, 1], "c": ["x", "x"], "v": [1.0, 2.0]}), device=device
+    )
+    with pytest.raises(ValueError, match="duplicate"):
+        dup.pivot(index="i", columns="c", values="v")
+    got, want = d.to_records(), p.to_records()
+    assert got.dtype == want.dtype and got.tolist().__repr__() == want.tolist().__repr__()

@@ -372,22 +372,68 @@ class FrameMethods:
             pd.Series(vals, index=pd.Index(list(self._data), dtype=object)), device=self.device
         )
 
-    def describe(self, percentiles=None):
-        from .describe import describe_numbers
+    def describe(self, percentiles=None, include=None, exclude=None):
+        """pandas' ``describe``: numeric columns' count/mean/std/min/percentiles/max (an ember
+        frame on the frame's device); ``include``/``exclude`` select columns as pandas does
+        (``"all"``, dtypes, ``"number"``, ``"object"``...). A summary that holds text columns
+        (count/unique/top/freq) is an object table: returned as a pandas DataFrame, as
+        ``Series.describe`` of text is; its statistics are computed on the device."""
+        from .describe import describe_numbers, describe_series
 
-        num = [k for k, c in self._data.items() if c.kind == "num" and not _dt.is_bool(c.dtype)]
-        if not num:
-            raise NotImplementedError(
-                "ember.frame.DataFrame.describe: frames without numeric columns"
+        def numeric(c):
+            return c.kind == "num" and not _dt.is_bool(c.dtype)
+
+        if include == "all":
+            if exclude is not None:
+                raise ValueError("exclude must be None when include is 'all'")
+            names = list(self._data)
+        elif include is None and exclude is None:
+            names = [k for k, c in self._data.items() if numeric(c)] or list(self._data)
+        else:
+            names = list(self.select_dtypes(include=include, exclude=exclude).columns)
+        if not names:
+            raise ValueError("No objects to concatenate")
+        if all(numeric(self._data[k]) for k in names):
+            out, labels = {}, None
+            for k in names:
+                labels, vals = describe_numbers(self[k], percentiles)
+                out[k] = np.asarray(vals, dtype=np.float64)
+            from .dataframe import DataFrame
+
+            return DataFrame(out, index=pd.Index(labels, dtype=object), device=self.device)
+        parts = {}
+        for k in names:
+            d = describe_series(self[k], percentiles)
+            parts[k] = d.to_pandas() if hasattr(d, "to_pandas") else d
+        order = ["count", "unique", "top", "freq"]
+        for d in parts.values():
+            order += [r for r in d.index if r not in order]
+        table = pd.DataFrame(
+            {k: d if numeric(self._data[k]) else d.astype(object) for k, d in parts.items()}
+        ).reindex(order)
+        return table[names]
+
+    def pivot(self, *, columns, index=None, values=None):
+        """pandas' ``pivot``: reshape by unique (index, columns) pairs without aggregation
+        (ValueError on duplicate pairs, as pandas); built on ``pivot_table`` with 'first'."""
+        if index is None:
+            raise TypeError(
+                "ember.frame.DataFrame.pivot: index= is required (the row labels as index are "
+                "not supported)"
             )
-        out = {}
-        labels = None
-        for k in num:
-            labels, vals = describe_numbers(self[k], percentiles)
-            out[k] = np.asarray(vals, dtype=np.float64)
-        from .dataframe import DataFrame
+        keys = [index] if not isinstance(index, list) else list(index)
+        keys += [columns] if not isinstance(columns, list) else list(columns)
+        if bool(self.duplicated(subset=keys).any()):  # host read: one bool
+            raise ValueError("Index contains duplicate entries, cannot reshape")
+        if values is None:
+            values = [c for c in self.columns if c not in keys]
+        return self.pivot_table(values=values, index=index, columns=columns, aggfunc="first")
 
-        return DataFrame(out, index=pd.Index(labels, dtype=object), device=self.device)
+    def to_records(self, index=True, column_dtypes=None, index_dtypes=None):
+        """pandas' ``to_records``: a NumPy record array, so an explicit copy to the host."""
+        return self.to_pandas().to_records(
+            index=index, column_dtypes=column_dtypes, index_dtypes=index_dtypes
+        )
 
     # ---- rows --------------------------------------------------------------------------------
     def sort_values(
