@@ -715,3 +715,36 @@ def test_describe_include_pivot_to_records(device):
         dup.pivot(index="i", columns="c", values="v")
     got, want = d.to_records(), p.to_records()
     assert got.dtype == want.dtype and got.tolist().__repr__() == want.tolist().__repr__()
+
+
+def test_merge_asof_against_pandas(device):
+    rng = np.random.default_rng(0)
+    l = pd.DataFrame({"t": np.sort(rng.integers(0, 50, 30)), "g": rng.choice(["a", "b", "c"], 30),
+                      "x": rng.normal(size=30)})  # fmt: skip
+    r = pd.DataFrame({"t": np.sort(rng.integers(0, 50, 20)), "g": rng.choice(["a", "b"], 20),
+                      "x": rng.normal(size=20)})  # fmt: skip
+    el, er = fd.from_pandas(l, device=device), fd.from_pandas(r, device=device)
+    for kw in [
+        dict(on="t"),
+        dict(on="t", by="g"),
+        dict(on="t", direction="forward"),
+        dict(on="t", by="g", direction="nearest"),
+        dict(on="t", allow_exact_matches=False),
+        dict(on="t", tolerance=2),
+        dict(on="t", by="g", direction="nearest", tolerance=3, suffixes=("_l", "_r")),
+    ]:
+        got = fd.merge_asof(el, er, **kw)
+        assert got.device == str(ember.Device(device))
+        same(got, pd.merge_asof(l, r, **kw))
+    # datetime keys with a Timedelta tolerance, float keys
+    lt = l.assign(t=pd.Timestamp("2024-01-01") + pd.to_timedelta(l["t"], unit="s"))
+    rt = r.assign(t=pd.Timestamp("2024-01-01") + pd.to_timedelta(r["t"], unit="s"))
+    kw = dict(on="t", by="g", tolerance=pd.Timedelta("2s"))
+    same(fd.merge_asof(fd.from_pandas(lt, device=device), fd.from_pandas(rt, device=device),
+                       **kw), pd.merge_asof(lt, rt, **kw))  # fmt: skip
+    lf, rf = l.assign(t=l["t"] * 0.5), r.assign(t=r["t"] * 0.5)
+    got = fd.merge_asof(fd.from_pandas(lf, device=device), fd.from_pandas(rf, device=device),
+                        on="t", direction="nearest")  # fmt: skip
+    same(got, pd.merge_asof(lf, rf, on="t", direction="nearest"))
+    with pytest.raises(ValueError, match="sorted"):
+        fd.merge_asof(fd.from_pandas(l.iloc[::-1], device=device), er, on="t")

@@ -77,6 +77,13 @@ def merge(left, right, **kwargs):
     return left.merge(right, **kwargs)
 
 
+def merge_asof(left, right, **kwargs):
+    """pandas' ``merge_asof`` (``ember.frame.asof``)."""
+    from .asof import merge_asof as _merge_asof
+
+    return _merge_asof(left, right, **kwargs)
+
+
 def isna(obj):
     return obj.isna()
 
@@ -134,6 +141,7 @@ __all__ = [
     "CategoricalDtype",
     "concat",
     "merge",
+    "merge_asof",
     "read_csv",
     "read_parquet",
     "read_json",
