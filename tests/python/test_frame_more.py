@@ -748,3 +748,19 @@ def test_merge_asof_against_pandas(device):
     same(got, pd.merge_asof(lf, rf, on="t", direction="nearest"))
     with pytest.raises(ValueError, match="sorted"):
         fd.merge_asof(fd.from_pandas(l.iloc[::-1], device=device), er, on="t")
+
+
+def test_groupby_rolling_against_pandas(device):
+    p = pd.DataFrame(
+        {"k": list("xyxzyxx"), "a": [1, 2, 3, 4, 5, 6, 7], "b": [1.0, np.nan, 3, 4, 5, 6, np.nan]},
+        index=[10, 11, 12, 13, 14, 15, 16],
+    )
+    d = fd.from_pandas(p, device=device)
+    for how in ["sum", "mean", "min", "max", "count", "std", "var", "median"]:
+        for w, mp in [(2, None), (3, 1)]:
+            got = getattr(d.groupby("k")["a"].rolling(w, min_periods=mp), how)()
+            same(got, getattr(p.groupby("k")["a"].rolling(w, min_periods=mp), how)())
+    got = d.groupby("k")[["a", "b"]].rolling(2, min_periods=1).mean()
+    same(got, p.groupby("k")[["a", "b"]].rolling(2, min_periods=1).mean())
+    with pytest.raises(ValueError, match="window"):
+        d.groupby("k")["a"].rolling(-1)

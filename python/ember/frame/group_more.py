@@ -10,6 +10,8 @@ and DataFrames concatenated under the group keys (``group_keys=True``) or as the
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -240,6 +242,10 @@ class GroupByMore:
     def pipe(self, func, *args, **kwargs):
         return func(self, *args, **kwargs)
 
+    def rolling(self, window, min_periods=None):
+        """pandas' ``groupby(...).rolling(window)``: a window of rows within each group."""
+        return GroupRolling(self, window, min_periods)
+
 
 def _shift_by(col, src, fill_value):
     """``col``'s rows at ``src`` (-1: none), with algos.shift's dtype rules: without a fill,
@@ -256,3 +262,71 @@ def _shift_by(col, src, fill_value):
     if col.kind == "num" and col.dtype.kind == "f":
         return Column(col.dtype, _em.where(out.valid(), out.data, np.nan))
     return out
+
+
+class GroupRolling:
+    """``groupby(...).rolling(window, min_periods)``: a fixed window of rows within each group
+    (rows in group order, then their order in the frame), as pandas. The window's values are
+    ``window`` shifted copies of the group-ordered column (NaN outside the group), reduced
+    with NaN-skipping ops on the device: O(rows x window) work, for the small windows this is
+    used with. The result's index is (group keys..., the row's label), as pandas'."""
+
+    _HOW = ("sum", "mean", "min", "max", "count", "std", "var", "median")
+
+    def __init__(self, gb, window, min_periods=None):
+        if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 0:
+            raise ValueError("window must be an integer 0 or greater")
+        self._gb, self._w = gb, int(window)
+        mp = self._w if min_periods is None else int(min_periods)
+        if mp < 0 or mp > max(self._w, 0) and self._w:
+            raise ValueError(f"min_periods {mp} must be <= window {self._w}")
+        self._mp = mp
+
+    def __getattr__(self, how):
+        if how in GroupRolling._HOW:
+            return lambda *args, **kw: self._agg(how, **kw)
+        raise AttributeError(f"'GroupRolling' object has no attribute '{how}'")
+
+    def _agg(self, how, ddof=1):
+        from .column import Column
+        from .dataframe import DataFrame
+        from .index import Index
+
+        gb = self._gb
+        order, counts = gb._group_rows()
+        dev = order.device
+        n = order.shape[0]
+        starts = _em.cumsum(counts) - counts
+        gid = _em.repeat(_em.arange(counts.shape[0], dtype=_em.int64, device=dev), counts)
+        pos = _em.arange(n, dtype=_em.int64, device=dev) - _em.take(starts, gid)  # in group
+        cols = {}
+        for k in gb._value_names():
+            col = gb._obj._data[k]
+            if col.kind != "num":
+                raise TypeError(f"ember.frame: rolling {how} of a {col.dtype} column")
+            part = col.take(order)
+            x = _em.where(part.valid(), part.data.astype(_em.float64), _em.nan)
+            w = max(self._w, 1)
+            stack = _em.full((w, n), _em.nan, dtype=_em.float64, device=dev)
+            for j in range(w):  # the j-th previous row of the same group
+                ok = pos >= j
+                src = _em.clip(_em.arange(n, dtype=_em.int64, device=dev) - j, 0, max(n - 1, 0))
+                stack[j] = _em.where(ok, _em.take(x, src), _em.nan) if n else stack[j]
+            cnt = _em.sum(~_em.isnan(stack), axis=0)
+            with warnings.catch_warnings(), _em.errstate(all="ignore"):
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN windows give NaN
+                if how == "count":
+                    val = cnt.astype(_em.float64)
+                elif how in ("std", "var"):
+                    val = getattr(_em, "nan" + how)(stack, axis=0, ddof=ddof)
+                    val = _em.where(cnt > ddof, val, _em.nan)
+                else:
+                    val = getattr(_em, "nan" + how)(stack, axis=0)
+            val = _em.where(cnt >= max(self._mp, 1), val, _em.nan)
+            cols[k] = Column(np.dtype(np.float64), val)
+        keys = gb._result_index()
+        labels = gb._obj.index.take(order) if hasattr(gb._obj.index, "take") else None
+        inner = [labels if labels is not None else Index(order)]
+        idx = _keyed_index(keys, _em.asnumpy(counts).tolist(), inner)  # host: group sizes
+        out = DataFrame._from_columns(cols, idx)
+        return gb._to_series(out) if hasattr(gb, "_to_series") else out
