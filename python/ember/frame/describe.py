@@ -76,7 +76,7 @@ def describe_series(series, percentiles=None):
             device=series.device,
         )
     if col.kind == "time":
-        raise NotImplementedError("ember.frame.Series.describe: datetime columns")
+        return _describe_times(series, col, percentiles)
     vc = series.value_counts()
     count = series.count()
     top = vc.index.tolist()[0] if len(vc) else np.nan
@@ -87,3 +87,36 @@ def describe_series(series, percentiles=None):
         name=series.name,
         dtype=object,
     )
+
+
+def _describe_times(series, col, percentiles):
+    """pandas' describe of datetimes/timedeltas: count, mean, (std for timedeltas), min,
+    percentiles, max, computed on the device on the int64 ticks (linear interpolation, as
+    pandas), returned as pandas' object Series."""
+    ps = _percentiles(percentiles)
+    ticks = col.data[col.valid()]
+    n = int(ticks.shape[0])  # host read: the count
+    labels = ["count", "mean"]
+    is_td = np.dtype(col.dtype).kind == "m"
+    if is_td:
+        labels.append("std")
+    labels += ["min"] + [_pct_label(p) for p in ps] + ["max"]
+    if n == 0:
+        vals = [0] + [pd.NaT] * (len(labels) - 1)
+    else:
+        x = ticks.astype(_em.float64)
+        qa = _em.asarray(np.asarray([0.0, *ps, 1.0]), device=col.device)
+        host = _em.asnumpy(_em.concatenate([
+            _em.mean(x)[None], _em.std(x, ddof=1)[None] if n > 1 else _em.full(1, np.nan,
+                dtype=_em.float64, device=col.device), _em.quantile(x, qa)]))  # fmt: skip
+        unit = np.datetime_data(col.dtype)[0]
+
+        def as_time(v):
+            if np.isnan(v):
+                return pd.NaT
+            t = np.int64(v)  # truncated, as pandas casts its float results
+            return pd.Timedelta(t, unit=unit) if is_td else pd.Timestamp(t, unit=unit)
+
+        vals = [n, as_time(host[0])] + ([as_time(host[1])] if is_td else [])
+        vals += [as_time(v) for v in host[2:]]
+    return pd.Series(vals, index=labels, name=series.name, dtype=object)

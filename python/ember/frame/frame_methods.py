@@ -405,9 +405,9 @@ class FrameMethods:
         for k in names:
             d = describe_series(self[k], percentiles)
             parts[k] = d.to_pandas() if hasattr(d, "to_pandas") else d
-        order = ["count", "unique", "top", "freq"]
-        for d in parts.values():
-            order += [r for r in d.index if r not in order]
+        order = []  # pandas' row order: the columns' label lists, shortest first, united
+        for labels in sorted((list(d.index) for d in parts.values()), key=len):
+            order += [r for r in labels if r not in order]
         table = pd.DataFrame(
             {k: d if numeric(self._data[k]) else d.astype(object) for k, d in parts.items()}
         ).reindex(order)
