@@ -12,6 +12,7 @@ import numpy as np
 
 import ember
 
+from ._knn_imputer import KNNImputer
 from .base import BaseEstimator, TransformerMixin
 from .utils._param_validation import StrOptions
 from .utils.validation import (
@@ -23,7 +24,7 @@ from .utils.validation import (
     to_output,
 )
 
-__all__ = ["SimpleImputer"]
+__all__ = ["KNNImputer", "SimpleImputer"]
 
 
 class SimpleImputer(TransformerMixin, BaseEstimator):

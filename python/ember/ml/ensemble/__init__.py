@@ -15,3 +15,12 @@ __all__ = [
     "RandomForestClassifier",
     "RandomForestRegressor",
 ]
+from ._bagging import BaggingClassifier, BaggingRegressor  # noqa: E402
+from ._voting import VotingClassifier, VotingRegressor  # noqa: E402
+
+__all__ += [
+    "BaggingClassifier",
+    "BaggingRegressor",
+    "VotingClassifier",
+    "VotingRegressor",
+]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ._from_model import SelectFromModel
+from ._rfe import RFE
 from ._univariate import (
     SelectKBest,
     SelectPercentile,
@@ -13,6 +15,8 @@ from ._univariate import (
 )
 
 __all__ = [
+    "RFE",
+    "SelectFromModel",
     "SelectKBest",
     "SelectPercentile",
     "VarianceThreshold",
