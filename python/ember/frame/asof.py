@@ -107,7 +107,9 @@ def merge_asof(
     dev = left.device
     lcol, lv = _on_values(left, lon, "left")
     rcol, rv = _on_values(right, ron, "right")
-    if (lcol.kind == "time") != (rcol.kind == "time"):
+    if (lcol.kind == "time") != (rcol.kind == "time") or (
+        lcol.kind == "time" and lcol.dtype != rcol.dtype
+    ):  # (datetimes of different units would compare ticks of different sizes)
         raise pd.errors.MergeError(
             f"incompatible merge keys [0] {lcol.dtype} and {rcol.dtype}, must be the same type"
         )
