@@ -10,7 +10,6 @@ missing values (one boolean per feature) are host bookkeeping."""
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
@@ -18,6 +17,7 @@ import numpy as np
 import ember
 
 from .base import BaseEstimator, TransformerMixin
+from .utils._mask import missing_mask
 from .utils._param_validation import Interval, StrOptions
 from .utils.validation import (
     check_array,
@@ -81,10 +81,7 @@ class KNNImputer(TransformerMixin, BaseEstimator):
         self.keep_empty_features = keep_empty_features
 
     def _missing(self, Xa):  # noqa: N803
-        mv = self.missing_values
-        if mv is None or (isinstance(mv, float) and math.isnan(mv)):
-            return ember.isnan(Xa)
-        return Xa == mv
+        return missing_mask(Xa, self.missing_values)
 
     def fit(self, X, y=None):
         """Store the training rows (the donors) and their missing-value mask."""

@@ -5,7 +5,6 @@ scikit-learn) or kept as zeros/`fill_value`."""
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
@@ -14,6 +13,7 @@ import ember
 
 from ._knn_imputer import KNNImputer
 from .base import BaseEstimator, TransformerMixin
+from .utils._mask import missing_mask
 from .utils._param_validation import StrOptions
 from .utils.validation import (
     check_array,
@@ -59,10 +59,7 @@ class SimpleImputer(TransformerMixin, BaseEstimator):
         self.keep_empty_features = keep_empty_features
 
     def _missing(self, Xa):  # noqa: N803
-        mv = self.missing_values
-        if mv is None or (isinstance(mv, float) and math.isnan(mv)):
-            return ember.isnan(Xa)
-        return Xa == mv
+        return missing_mask(Xa, self.missing_values)
 
     def fit(self, X, y=None):
         self._validate_params()
