@@ -46,7 +46,7 @@ test-cpp: $(VENV)/.base
 	PATH=$(abspath $(VENV))/bin:$$PATH ctest --test-dir $(BUILD)/cpp --output-on-failure -j $(JOBS)
 
 test-python: $(VENV)/.test
-	$(VPY) -m pytest -q -rs -p no:cacheprovider tests/python
+	$(VPY) -m pytest -q -rfE -p no:cacheprovider tests/python
 
 lint: $(VENV)/.test
 	$(VPY) tools/check_layers.py

@@ -178,8 +178,8 @@ def _run(s, prog, ins, grads, closure_nodes):
         n = node[("n", i)]
         g = gm.pop(("n", i), None)
         if f.kind == "reduce":
+            ge = g  # from elementwise ops of it in the same kernel (its epilogue)
             g = gm.pop(("in", i), None)
-            ge = gm.pop(("n", i), None)  # from elementwise ops of it in the same kernel
             if ge is not None:
                 axis, keepdims = f.extra
                 if axis is not None and not keepdims and len(n.shape) != len(xs_shape(n)):

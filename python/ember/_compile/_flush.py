@@ -11,7 +11,7 @@ import time
 
 from .. import _core
 from .._fusion import _codegen, _run, _trace
-from . import _graph, _launch
+from . import _graph, _launch, _mm
 from ._graph import LNode
 
 _plans = {}  # flush key -> [Step] (shared by every compiled function: keyed by structure)
@@ -175,6 +175,10 @@ def _sig_of(ref, leaves, scalars, order):
 def _build(order, refs, req, leaves, scalars):
     steps = []
     done = set()  # positions computed by earlier steps (parameters of later ones)
+    # matmuls (with their epilogues) first: their inputs are known values
+    for kind, outs, act, src in _mm.plan(order, refs, req):
+        steps.append(Step(kind, outs, (act, src), ()))
+        done.update(outs)
     absorbed = _epilogues(order, refs, req)
     for i, n in enumerate(order):
         if n.kind == "reduce":
@@ -275,7 +279,28 @@ def _build_step(kind, outs, order, refs, done, leaves, scalars, red=None):
 # ---- running a step ------------------------------------------------------------------------------
 
 
+def _run_mm(st, order, refs, vals, leaves, owner, why):
+    act, src = st.plan
+    j = st.outs[0]
+
+    def act_of(k):
+        return order[k].op
+
+    v = _mm.compute(st.kind, j, act, src, order, refs, vals, leaves)
+    if owner is not None:
+        if st.kind == "mm":
+            owner._note_event("fused", why, ("linear",) + ((act,) if act else ()))
+        else:
+            owner._note_event("eager", "its matmul result is also used elsewhere", (act_of(j),))
+    vals[j] = v
+    n = order[j]
+    n.value = v
+    n.kind = "done"
+
+
 def _run_step(st, order, refs, vals, leaves, scalars, owner, why):
+    if st.kind in ("mm", "act"):
+        return _run_mm(st, order, refs, vals, leaves, owner, why)
     args = []
     for p in st.params:
         k, i = p[0], p[1]
@@ -312,6 +337,8 @@ def _run_step(st, order, refs, vals, leaves, scalars, owner, why):
 def eval_node(n, xs):
     """One node's value, computed by eager ember from its inputs' values."""
     O = _trace.ORIGINALS
+    if n.kind in ("mm", "act"):
+        return _mm.eval_node(n, xs)
     if n.kind == "cast":
         return O["astype"](xs[0], n.extra)
     if n.kind == "reduce":

@@ -340,6 +340,12 @@ class Lazy:
 
 
 def relu(x):
-    """ember.nn.functional.relu's own ops, deferred: where(x <= 0, 0, x)."""
+    """ember.nn.functional.relu's own ops, deferred: where(x <= 0, 0, x); of a pending
+    F.linear, a ReLU node its matmul may take as an epilogue (_mm.py)."""
+    s = getattr(_local, "session", None)
+    if s is not None and type(x) is Lazy and x._n.kind == "mm" and x._n.value is None:
+        from . import _mm
+
+        return wrap(_mm.deferred_act(s, x._n, "relu"))
     c = deferred("op", "less_equal", (x, 0), None, operator.le)
     return deferred("op", "where", (c, 0, x), None, _trace.ORIGINALS["where"])

@@ -130,6 +130,38 @@ def _relu_wrapper(orig):
     return relu
 
 
+def _linear_wrapper(orig):
+    def linear(input, weight, bias=None):  # noqa: A002 (PyTorch's names)
+        s = _graph.current()
+        if s is not None:
+            from . import _mm
+
+            args = [_lazy.value(a) if type(a) in _DEFER else a for a in (input, weight, bias)]
+            n = _mm.deferred_linear(s, *args)
+            if n is not None:
+                return _lazy.wrap(n)
+        return _other("linear", orig, (input, weight, bias), {})
+
+    linear.__wrapped__ = orig
+    linear.__doc__ = orig.__doc__
+    return linear
+
+
+def _gelu_wrapper(orig):
+    def gelu(input, approximate="none"):  # noqa: A002
+        s = _graph.current()
+        if s is not None and approximate == "tanh" and type(input) is Lazy:
+            from . import _mm
+
+            if _mm.is_pending_mm(input._n):
+                return _lazy.wrap(_mm.deferred_act(s, input._n, "gelu_tanh"))
+        return _other("gelu", orig, (input,), {"approximate": approximate})
+
+    gelu.__wrapped__ = orig
+    gelu.__doc__ = orig.__doc__
+    return gelu
+
+
 def _patchable(v):
     if isinstance(v, (type, types.ModuleType)):
         return False
@@ -245,6 +277,10 @@ def enter(tgts):
                     w = _wrapper(t[1], orig)
                 elif t == ("ember.nn.functional", "relu"):
                     w = _relu_wrapper(orig)
+                elif t == ("ember.nn.functional", "linear"):
+                    w = _linear_wrapper(orig)
+                elif t == ("ember.nn.functional", "gelu"):
+                    w = _gelu_wrapper(orig)
                 else:
                     w = _plain_wrapper(t[1], orig)
                 _wrappers[(t[0], t[1], id(orig))] = w
