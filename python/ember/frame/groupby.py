@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 import ember as _em
+from ember import _core
 
 from . import dtypes as _dt
 from .column import Column
@@ -49,7 +50,12 @@ def _seg_starts(gid, g, dev):
 
 
 def _scatter_sum(gid, x, g, dtype, dev):
-    return _em.scatter_add(_zeros(g, dtype, dev), 0, gid, x.astype(dtype))
+    """Per-group sums of ``x`` (an array, or a number for every row) in ``dtype``; rows add in
+    order (deterministic)."""
+    out = _zeros(g, dtype, dev)
+    if gid.shape[0]:
+        _core._add_at(out, gid, x if not hasattr(x, "astype") else x.astype(dtype, copy=False))
+    return out
 
 
 def agg_column(col: Column, gid, g, how, ddof=1) -> Column:
@@ -57,7 +63,7 @@ def agg_column(col: Column, gid, g, how, ddof=1) -> Column:
     dev = col.device
     valid = col.valid()
     if how == "size":
-        return Column(np.dtype("int64"), _scatter_sum(gid, _em.ones_like(gid), g, _em.int64, dev))
+        return Column(np.dtype("int64"), _scatter_sum(gid, 1, g, _em.int64, dev))
     if how == "count":
         return Column(np.dtype("int64"), _scatter_sum(gid, valid, g, _em.int64, dev))
     if how in ("first", "last"):
@@ -138,7 +144,7 @@ def agg_column(col: Column, gid, g, how, ddof=1) -> Column:
     if how == "prod":
         acc = col.dtype if _dt.is_float(col.dtype) else _em.int64
         return Column(np.dtype(acc), _seg_prod(_em.where(valid, data, 1).astype(acc), gid, g, dev))
-    xf = x.astype(_em.float64)
+    xf = x.astype(_em.float64, copy=False)
     s = _scatter_sum(gid, xf, g, _em.float64, dev)
     mean = s / _em.where(cnt > 0, cnt, 1).astype(_em.float64)
     if how == "mean":
@@ -297,7 +303,9 @@ class GroupBy(GroupByMore):
         self._key_names = names
         self._key_cols = cols
         self._selection = selection
-        codes, first, g = group_codes(cols, dropna=dropna, need_first=not sort)
+        direct = []  # one key coded by direct addressing: its group values, for free
+        codes, first, g = group_codes(cols, dropna=dropna, need_first=not sort, values_out=direct)
+        self._direct_values = direct[0] if direct and sort else None
         dev = cols[0].device
         if not sort and g:
             order = _em.argsort(first, stable=True)
@@ -344,6 +352,10 @@ class GroupBy(GroupByMore):
             return col.take(self._first)
         dev = col.device
         g = self.ngroups
+        dv = getattr(self, "_direct_values", None)
+        if dv is not None and len(self._key_cols) == 1 and col is self._key_cols[0]:
+            data = dv.astype(col.data.dtype, copy=False)
+            return Column(col.dtype, data, categories=col.categories)
         gid = self._gid
         part = col if self._rows is None else col.take(self._rows)
         data = _zeros(g, col.data.dtype, dev)

@@ -149,9 +149,10 @@ def _factorize_dense(v, m, dev):
     return codes, first
 
 
-def _direct_codes(key, valid, n, dev):
+def _direct_codes(key, valid, n, dev, values_out=None):
     """Dense codes of integer keys by direct addressing when their range is small (no sort):
-    mark the values present, scan the marks into ranks, gather. None when the range is wide."""
+    mark the values present, scan the marks into ranks, gather. None when the range is wide.
+    ``values_out`` (a list) receives the distinct key values in order (O(range), no row pass)."""
     if n == 0 or key.dtype not in (
         _em.int8,
         _em.int16,
@@ -170,19 +171,31 @@ def _direct_codes(key, valid, n, dev):
     span = hi - lo + 1
     if span > max(2 * n, 1 << 16):
         return None
-    off = (key - key.dtype.type(lo) if key.dtype == _em.uint64 else key - lo).astype(_em.int64)
+    off = key - key.dtype.type(lo) if key.dtype == _em.uint64 else key - lo
+    off = off.astype(_em.int64, copy=False)
     if valid is not None:
         off = _em.where(valid, off, span)
     present = _em.zeros(span + 1, dtype=_em.bool, device=dev)
-    present[off] = _em.ones(n, dtype=_em.bool, device=dev)
-    rank = _em.cumsum(present[:span].astype(_em.int64)) - 1
+    present[off] = True
+    rank = _em.cumsum(present[:span], dtype=_em.int64) - 1
     k = int(rank[-1]) + 1  # host read: the number of distinct keys
-    codes = _em.take(_em.concatenate([rank, _em.full(1, -1, dtype=_em.int64, device=dev)]), off)
+    if valid is None:
+        codes = _em.take(rank, off)
+    else:
+        codes = _em.take(_em.concatenate([rank, _em.full(1, -1, dtype=_em.int64, device=dev)]), off)
+    if values_out is not None:
+        vals = _em.nonzero(present[:span])[0]
+        if key.dtype == _em.uint64:
+            vals = vals.astype(_em.uint64) + key.dtype.type(lo)
+        else:
+            vals = (vals + lo).astype(key.dtype)
+        values_out.append(vals)
     return codes, k
 
 
-def _codes_only(col):
-    """(codes with -1 for nulls, number of distinct values) -- no first rows needed."""
+def _codes_only(col, values_out=None):
+    """(codes with -1 for nulls, number of distinct values) -- no first rows needed.
+    ``values_out`` as in ``_direct_codes`` (filled only when the key has no nulls)."""
     n = len(col)
     dev = col.device
     if col.kind in ("num", "time", "cat") and not _dt.is_float(col.dtype):
@@ -190,7 +203,8 @@ def _codes_only(col):
         valid = None if col.mask is None else col.mask
         if valid is not None and n and bool(_em.all(valid)):  # host read
             valid = None
-        got = _direct_codes(key, valid, n, dev)
+        out = values_out if valid is None else None
+        got = _direct_codes(key, valid, n, dev, out)
         if got is not None:
             return got
     codes, first = factorize(col)
@@ -209,10 +223,12 @@ def first_rows(codes, g, dev):
     return _em.take(keep, _em.take(order, starts))
 
 
-def group_codes(cols, dropna=True, need_first=True):
+def group_codes(cols, dropna=True, need_first=True, values_out=None):
     """Rows -> dense group codes over several key columns, ordered by the key tuple (nulls after
     the values of their key). Returns (codes with -1 for rows dropped by ``dropna``, first row of
-    each group -- None unless ``need_first`` -- and the number of groups)."""
+    each group -- None unless ``need_first`` -- and the number of groups). ``values_out`` (a
+    list) receives each group's key value (in the key's storage dtype) when one integer-like key
+    without nulls was coded by direct addressing, else stays empty."""
     n = len(cols[0])
     dev = cols[0].device
     if len(cols) == 1 and need_first:
@@ -225,7 +241,7 @@ def group_codes(cols, dropna=True, need_first=True):
             return codes, first, k
         return _em.where(codes < 0, k, codes), _em.concatenate([first, nullpos[:1]]), k + 1
     if len(cols) == 1:
-        codes, k = _codes_only(cols[0])
+        codes, k = _codes_only(cols[0], values_out)
         if dropna or n == 0 or not bool(_em.any(codes < 0)):  # host read: a null group?
             return codes, None, k
         return _em.where(codes < 0, k, codes), None, k + 1
