@@ -14,7 +14,12 @@ device by ember's Dask backend and persisted (made once, outside the timings). T
   with the chunks persisted on the worker; the time includes sending the graph and returning
   the result to the client;
 - ``cupy threads``: the same pipeline on CuPy chunks (Dask's "cupy" backend), when CuPy is
-  importable and the device is a GPU.
+  importable and the device is a GPU;
+- ``dask floor``: the same graph (as many chunks, the same operations) over NumPy chunks of one
+  row each, on the threaded scheduler: Dask's own cost per compute (graph building,
+  optimization, ordering, scheduling), which no chunk type can go below. GPU chunks' kernels
+  run asynchronously, so at best Dask's host work overlaps them: the ratio to ``ember`` is
+  bounded by ember's time over this floor.
 
 Every result is checked against the ember figure (a fast wrong answer shows).
 """
@@ -118,6 +123,17 @@ def run(device="cpu", gib=16.0, chunk_mib=256, reps=3, cluster=True, log=None):
             if not ok:
                 log(f"  {label} {name}: result {got!r:.60} differs from ember's")
 
+    # Dask's own cost: the same chunk grid and graph over one-row NumPy chunks
+    nchunks = -(-rows // chunk_rows)
+    xf = da.random.default_rng(4).random((nchunks, _COLS), chunks=(1, _COLS), dtype=np.float32)
+    xf = xf.persist(scheduler="threads")
+    for name, fn in dask_ops(xf, lambda a: a.compute(scheduler="threads")).items():
+        log(f"  .. dask floor {name}")
+        t, _ = _best(fn, "cpu", reps)
+        results[(name, "dask floor")] = t
+        log(f"     {t * 1e3:.2f} ms")
+    del xf
+
     with dask.config.set({"array.backend": "ember"}):
         xd = da.random.default_rng(1).random(
             shape, chunks=(chunk_rows, _COLS), dtype=np.float32, device=device
@@ -188,7 +204,7 @@ def run(device="cpu", gib=16.0, chunk_mib=256, reps=3, cluster=True, log=None):
 
 def _table(results, log):
     names = sorted({k[0] for k in results}, key=lambda n: n != "(x*2+1).sum()")
-    labels = ["ember", "dask threads", "dask sync", "dask cluster", "cupy threads"]
+    labels = ["ember", "dask threads", "dask sync", "dask cluster", "cupy threads", "dask floor"]
     log(f"{'operation':<16}" + "".join(f"{lb:>16}" for lb in labels) + "   dask threads / ember")
     for n in names:
         row = f"{n:<16}"
@@ -198,6 +214,9 @@ def _table(results, log):
         e, d = results.get((n, "ember")), results.get((n, "dask threads"))
         if e and d:
             row += f"   {e / d:.2f} of ember's speed"
+            f = results.get((n, "dask floor"))
+            if f:  # the best Dask can reach: its host work fully overlapping the device's
+                row += f" (Dask's own {f * 1e3:.1f} ms: at most {min(1.0, e / f):.2f})"
         log(row)
 
 
