@@ -1,4 +1,5 @@
-"""Tree ensembles (scikit-learn's ``sklearn.ensemble``): random forests and extra-trees."""
+"""Tree ensembles (scikit-learn's ``sklearn.ensemble``): random forests, extra-trees, bagging,
+voting, gradient boosting (classic and histogram-based)."""
 
 from __future__ import annotations
 
@@ -23,4 +24,16 @@ __all__ += [
     "BaggingRegressor",
     "VotingClassifier",
     "VotingRegressor",
+]
+from ._gb import GradientBoostingClassifier, GradientBoostingRegressor  # noqa: E402
+from ._hist_gb import (  # noqa: E402
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+)
+
+__all__ += [
+    "GradientBoostingClassifier",
+    "GradientBoostingRegressor",
+    "HistGradientBoostingClassifier",
+    "HistGradientBoostingRegressor",
 ]
