@@ -60,6 +60,26 @@ def center_of_mass(com, span, halflife, alpha):
     return float(com)
 
 
+_QUIRK = []
+
+
+def _com1_quirk():
+    """Whether the installed pandas gives a new observation after a gap the weight
+    ``1 - old`` instead of ``alpha`` in ``ewm(com=1, adjust=False).mean()`` (pandas 3.1.1
+    does; 3.1.2 and later, like the textbook recurrence, do not). Asked once of pandas itself
+    on three numbers; without pandas, the textbook rule."""
+    if not _QUIRK:
+        try:
+            import pandas as pd
+
+            got = pd.Series([1.0, np.nan, 0.0]).ewm(com=1, adjust=False).mean().iloc[-1]
+            # textbook: (0.25 * 1 + 0.5 * 0) / 0.75 = 1/3; the quirk: 0.25 / (0.25 + 0.75)
+            _QUIRK.append(bool(abs(got - 0.25) < 1e-12))
+        except Exception:
+            _QUIRK.append(False)
+    return _QUIRK[0]
+
+
 def _numeric(col, who):
     if col.kind != "num":
         raise TypeError(f"ember.frame.{who}: not supported for dtype {col.dtype}")
@@ -100,9 +120,9 @@ class EWM:
 
     # ---- the scans ---------------------------------------------------------------------------
     def _steps(self, valid, for_mean=False):
-        """(a, b) per row for the normalized (adjust=False) recurrence ``y = a y + b x``. pandas'
-        mean gives a new value the weight ``1 - old`` instead of ``alpha`` when com == 1
-        (its rule for irregular gaps); its variance keeps ``alpha``."""
+        """(a, b) per row for the normalized (adjust=False) recurrence ``y = a y + b x``. Some
+        pandas versions' mean gives a new value the weight ``1 - old`` instead of ``alpha`` when
+        com == 1 (``_com1_quirk``: the installed pandas decides); the variance keeps ``alpha``."""
         n = valid.shape[0]
         dev = valid.device
         f = 1.0 - self.alpha
@@ -116,7 +136,8 @@ class EWM:
         gap = (idx - prev).astype(_em.float64)
         old = f ** (gap if not self.ignore_na else _em.ones_like(gap))
         first = valid & (prev < 0)
-        new = 1.0 - old if (for_mean and self.com == 1.0) else self.alpha
+        quirk = for_mean and self.com == 1.0 and _com1_quirk()
+        new = 1.0 - old if quirk else self.alpha
         a = _em.where(valid, old / (old + new), 1.0)
         b = _em.where(valid, new / (old + new), 0.0)
         a = _em.where(first, 0.0, a)
