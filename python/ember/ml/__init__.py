@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 
 __all__ = [
+    "calibration",
     "tree",
     "svm",
     "manifold",
@@ -39,6 +40,7 @@ __all__ = [
 ]
 
 _SUBMODULES = {
+    "calibration",
     "tree",
     "svm",
     "manifold",

@@ -154,6 +154,9 @@ def clone(estimator, *, safe=True):
             f"clone: cannot clone object {estimator!r} (type {type(estimator).__name__}): "
             "it does not implement a 'get_params' method"
         )
+    own = getattr(type(estimator), "__sklearn_clone__", None)
+    if own is not None and own is not BaseEstimator.__sklearn_clone__:
+        return estimator.__sklearn_clone__()  # e.g. FrozenEstimator: itself, fitted
     params = estimator.get_params(deep=False)
     new = type(estimator)(**{k: clone(v, safe=False) for k, v in params.items()})
     return new

@@ -37,3 +37,7 @@ __all__ += [
     "HistGradientBoostingClassifier",
     "HistGradientBoostingRegressor",
 ]
+from ._iforest import IsolationForest  # noqa: E402
+from ._weight_boosting import AdaBoostClassifier, AdaBoostRegressor  # noqa: E402
+
+__all__ += ["AdaBoostClassifier", "AdaBoostRegressor", "IsolationForest"]
