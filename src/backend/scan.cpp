@@ -68,16 +68,47 @@ void scan_on_host(ScanOp op, DType t, void* out, const void* in, int64_t rows, i
     }
 }
 
+// Branch-free compaction of fixed-size elements: every element up to the last selected one is
+// written at the current output slot, which advances only past selected ones (so the writes
+// stay below `count` until the last selected element, written on its own).
+template <class T>
+void compact_typed(T* out, const T* src, const uint8_t* mask, int64_t n) {
+    int64_t last = n - 1;
+    while (last >= 0 && !mask[last])
+        --last;
+    if (last < 0) return;
+    int64_t k = 0;
+    for (int64_t i = 0; i < last; ++i) {
+        out[k] = src ? src[i] : T(i);
+        k += mask[i] != 0;
+    }
+    out[k] = src ? src[last] : T(last);
+}
+
 void compact_on_host(char* out, const char* src, const uint8_t* mask, int64_t n, int64_t row,
                      int isz) {
     const size_t rb = size_t(row) * size_t(isz);
+    if (!src) return compact_typed<int64_t>(reinterpret_cast<int64_t*>(out), nullptr, mask, n);
+    switch (rb) {
+        case 1:
+            return compact_typed(reinterpret_cast<uint8_t*>(out),
+                                 reinterpret_cast<const uint8_t*>(src), mask, n);
+        case 2:
+            return compact_typed(reinterpret_cast<uint16_t*>(out),
+                                 reinterpret_cast<const uint16_t*>(src), mask, n);
+        case 4:
+            return compact_typed(reinterpret_cast<uint32_t*>(out),
+                                 reinterpret_cast<const uint32_t*>(src), mask, n);
+        case 8:
+            return compact_typed(reinterpret_cast<uint64_t*>(out),
+                                 reinterpret_cast<const uint64_t*>(src), mask, n);
+        default:
+            break;
+    }
     int64_t k = 0;
     for (int64_t i = 0; i < n; ++i) {
         if (!mask[i]) continue;
-        if (src)
-            std::memcpy(out + size_t(k) * rb, src + size_t(i) * rb, rb);
-        else
-            std::memcpy(out + size_t(k) * sizeof(int64_t), &i, sizeof(int64_t));
+        std::memcpy(out + size_t(k) * rb, src + size_t(i) * rb, rb);
         ++k;
     }
 }
