@@ -1,6 +1,7 @@
 // The scan, compaction and scatter (assignment) families' default implementations: sequential
 // host loops (rows spread over the CPU's threads), so results are deterministic. CPU memory is
 // used in place; other devices go through host copies (a device kernel overrides them).
+#include <algorithm>
 #include <complex>
 #include <cstring>
 #include <type_traits>
@@ -70,38 +71,42 @@ void scan_on_host(ScanOp op, DType t, void* out, const void* in, int64_t rows, i
 
 // Branch-free compaction of fixed-size elements: every element up to the last selected one is
 // written at the current output slot, which advances only past selected ones (so the writes
-// stay below `count` until the last selected element, written on its own).
+// stay below `count` until the last selected element, written on its own). Without `src`, the
+// selected positions (plus `base`) are written.
 template <class T>
-void compact_typed(T* out, const T* src, const uint8_t* mask, int64_t n) {
+void compact_typed(T* out, const T* src, const uint8_t* mask, int64_t n, int64_t base) {
     int64_t last = n - 1;
     while (last >= 0 && !mask[last])
         --last;
     if (last < 0) return;
     int64_t k = 0;
     for (int64_t i = 0; i < last; ++i) {
-        out[k] = src ? src[i] : T(i);
+        out[k] = src ? src[i] : T(i + base);
         k += mask[i] != 0;
     }
-    out[k] = src ? src[last] : T(last);
+    out[k] = src ? src[last] : T(last + base);
 }
 
-void compact_on_host(char* out, const char* src, const uint8_t* mask, int64_t n, int64_t row,
-                     int isz) {
-    const size_t rb = size_t(row) * size_t(isz);
-    if (!src) return compact_typed<int64_t>(reinterpret_cast<int64_t*>(out), nullptr, mask, n);
+// Rows [b, e) of the compaction into `out` (already offset to this range's first output row).
+void compact_range(char* out, const char* src, const uint8_t* mask, int64_t b, int64_t e,
+                   size_t rb) {
+    const int64_t n = e - b;
+    mask += b;
+    if (!src) return compact_typed<int64_t>(reinterpret_cast<int64_t*>(out), nullptr, mask, n, b);
+    src += size_t(b) * rb;
     switch (rb) {
         case 1:
             return compact_typed(reinterpret_cast<uint8_t*>(out),
-                                 reinterpret_cast<const uint8_t*>(src), mask, n);
+                                 reinterpret_cast<const uint8_t*>(src), mask, n, 0);
         case 2:
             return compact_typed(reinterpret_cast<uint16_t*>(out),
-                                 reinterpret_cast<const uint16_t*>(src), mask, n);
+                                 reinterpret_cast<const uint16_t*>(src), mask, n, 0);
         case 4:
             return compact_typed(reinterpret_cast<uint32_t*>(out),
-                                 reinterpret_cast<const uint32_t*>(src), mask, n);
+                                 reinterpret_cast<const uint32_t*>(src), mask, n, 0);
         case 8:
             return compact_typed(reinterpret_cast<uint64_t*>(out),
-                                 reinterpret_cast<const uint64_t*>(src), mask, n);
+                                 reinterpret_cast<const uint64_t*>(src), mask, n, 0);
         default:
             break;
     }
@@ -111,6 +116,41 @@ void compact_on_host(char* out, const char* src, const uint8_t* mask, int64_t n,
         std::memcpy(out + size_t(k) * rb, src + size_t(i) * rb, rb);
         ++k;
     }
+}
+
+// Nonzero bytes of [p, p + n): eight at a time, a byte's high bit set when it is nonzero.
+int64_t count_nonzero_bytes(const uint8_t* p, int64_t n) {
+    constexpr uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL, high = 0x8080808080808080ULL;
+    int64_t c = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        c += __builtin_popcountll((((w & low7) + low7) | w) & high);
+    }
+    for (; i < n; ++i)
+        c += p[i] != 0;
+    return c;
+}
+
+// Large masks are split over the threads: each range's count, their running sum (where each
+// range writes), then the ranges compact in parallel into their slots (same result, in order).
+void compact_on_host(char* out, const char* src, const uint8_t* mask, int64_t n, int64_t row,
+                     int isz) {
+    const size_t rb = src ? size_t(row) * size_t(isz) : sizeof(int64_t);
+    const int64_t threads = host::num_threads();
+    if (threads <= 1 || n < (int64_t(1) << 18)) return compact_range(out, src, mask, 0, n, rb);
+    const int64_t parts = threads * 4, chunk = (n + parts - 1) / parts;
+    std::vector<int64_t> at(size_t(parts) + 1, 0);
+    host::parallel_for(parts, [&](int64_t t) {
+        const int64_t b = t * chunk, e = std::min(n, b + chunk);
+        at[size_t(t) + 1] = b < e ? count_nonzero_bytes(mask + b, e - b) : 0;
+    });
+    for (int64_t t = 0; t < parts; ++t)
+        at[size_t(t) + 1] += at[size_t(t)];
+    host::parallel_for(parts, [&](int64_t t) {
+        const int64_t b = t * chunk, e = std::min(n, b + chunk);
+        if (b < e) compact_range(out + size_t(at[size_t(t)]) * rb, src, mask, b, e, rb);
+    });
 }
 
 }  // namespace

@@ -230,7 +230,11 @@ class RangeIndex(Index):
         return RangeIndex(self.start, self.stop, self.step, self.name, device)
 
     def take(self, idx):
-        return Index(Column(np.dtype("int64"), idx * self.step + self.start), self.name)
+        if self.step == 1:  # the common 0..n-1 labels are the positions themselves
+            labels = idx if self.start == 0 else idx + self.start
+        else:
+            labels = idx * self.step + self.start
+        return Index(Column(np.dtype("int64"), labels), self.name)
 
     def slice(self, start, stop):
         r = range(self.start, self.stop, self.step)[start:stop]

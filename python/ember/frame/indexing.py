@@ -34,7 +34,9 @@ def _bool_positions(obj, key, func):
                 f"ember.frame.{func}: a boolean Series whose index "
                 "differs from the frame's (alignment)"
             )
-        m = key._col.data & key._col.valid()
+        c = key._col
+        plain = c.mask is None and c.data.dtype == _em.bool
+        m = c.data if plain else c.data & c.valid()
     else:
         m = from_values(key, obj.device).data
         if m.shape[0] != n:
