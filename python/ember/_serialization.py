@@ -111,29 +111,77 @@ def _flatten(obj, who):
         flat[name] = x
         return name
 
+    def sub(prefix, k):
+        return str(k) if prefix is None else f"{prefix}.{k}"
+
     def walk(node, prefix):
         if isinstance(node, Mapping):
-            tree = {}
+            plain = _MARK not in node and all(isinstance(k, str) for k in node)
+            if plain:  # the original layout: {key: subtree}
+                return {k: walk(v, sub(prefix, k)) for k, v in node.items()}
+            items = []
             for k, v in node.items():
-                if not isinstance(k, str):
+                kn = _scalar_node(k)
+                if kn is None:
                     raise TypeError(
-                        f"{who}: dict keys must be strings, got {type(k).__name__} {k!r}"
-                        + (f" under {prefix!r}" if prefix else "")
+                        f"{who}: dict keys must be strings, numbers, booleans or None, got "
+                        f"{type(k).__name__} {k!r}" + (f" under {prefix!r}" if prefix else "")
                     )
-                name = k if prefix is None else f"{prefix}.{k}"
-                tree[k] = walk(v, name)
-            return tree
+                items.append([kn, walk(v, sub(prefix, k))])
+            return {_MARK: "dict", "items": items}
         if isinstance(node, (ndarray, _np.ndarray)):
             if prefix is None:
                 return leaf(node, ARRAY_NAME, "the array")
             return leaf(node, prefix, f"entry {prefix!r}")
+        if isinstance(node, (list, tuple)):
+            kind = "tuple" if isinstance(node, tuple) else "list"
+            return {_MARK: kind, "items": [walk(v, sub(prefix, i)) for i, v in enumerate(node)]}
+        sn = _scalar_node(node)
+        if sn is not None:
+            return sn
         where = "obj" if prefix is None else f"entry {prefix!r}"
         raise TypeError(
-            f"{who}: {where} is a {type(node).__name__}; only ember (or NumPy) arrays and dicts "
-            "of them can be saved"
+            f"{who}: {where} is a {type(node).__name__}; only arrays, dicts, lists, tuples, "
+            "numbers, strings, booleans and None can be saved (ember.save writes no pickle)"
         )
 
     return flat, walk(obj, None)
+
+
+_MARK = "__ember__"  # a tree node that is not a tensor name nor a dict of str keys
+
+
+def _scalar_node(x):
+    """The tree node of a Python (or NumPy) scalar, string or None; None for anything else."""
+    if isinstance(x, _np.generic) and x.dtype.kind in "biuf":
+        x = x.item()
+    if x is None:
+        return {_MARK: "none"}
+    if isinstance(x, bool):
+        return {_MARK: "bool", "v": x}
+    if isinstance(x, int):
+        return {_MARK: "int", "v": str(x)}
+    if isinstance(x, float):
+        return {_MARK: "float", "v": repr(x)}  # a string: nan and inf survive strict JSON
+    if isinstance(x, str):
+        return {_MARK: "str", "v": x}
+    return None
+
+
+def _decode_scalar(node):
+    kind = node[_MARK]
+    if kind == "none":
+        return None
+    v = node["v"]
+    if kind == "bool" and isinstance(v, bool):
+        return v
+    if kind == "int" and isinstance(v, str):
+        return int(v)
+    if kind == "float" and isinstance(v, str):
+        return float(v)
+    if kind == "str" and isinstance(v, str):
+        return v
+    raise ValueError
 
 
 def _host_bytes(x):
@@ -153,8 +201,11 @@ def save_safetensors(obj, path, *, metadata=None):
     ``"."`` into tensor names (``{"fc": {"weight": w}}`` is stored as ``"fc.weight"``) and the
     nesting is recorded in the metadata so that ``ember.load`` rebuilds the same dicts, in the
     same order (a flat dict whose keys contain dots comes back unchanged). A single array is
-    stored as the tensor ``"array"``. `metadata` is an optional dict of strings stored in the
-    header's ``"__metadata__"``.
+    stored as the tensor ``"array"``. What a training checkpoint holds besides arrays is kept
+    in that metadata too, as JSON, never as a pickle: lists, tuples, Python numbers (floats
+    exactly, nan and inf included), booleans, strings, None, and dict keys of those kinds
+    (an optimizer's ``state_dict()`` with its integer keys, an epoch count). `metadata` is an
+    optional dict of strings stored in the header's ``"__metadata__"``.
 
     Dtypes: bool, int8-64, uint8-64, float16, bfloat16, float32, float64 and complex64
     (complex128 has no safetensors name and raises TypeError). Arrays on a GPU are copied to the
@@ -165,10 +216,10 @@ def save_safetensors(obj, path, *, metadata=None):
 
 
 def _save(obj, path, metadata, who):
-    if not isinstance(obj, (Mapping, ndarray, _np.ndarray)):
+    if not isinstance(obj, (Mapping, ndarray, _np.ndarray, list, tuple)):
         raise TypeError(
-            f"{who}: obj must be a dict of arrays (nested dicts allowed) or an array, "
-            f"got {type(obj).__name__}"
+            f"{who}: obj must be a dict (nested dicts, lists, tuples, numbers, strings and None "
+            f"inside), a list or tuple, or an array; got {type(obj).__name__}"
         )
     meta = {}
     if metadata is not None:
@@ -311,6 +362,19 @@ def _check_tree(tree, names, where):
             if node not in names or node in seen:
                 raise ValueError
             seen.add(node)
+        elif isinstance(node, dict) and _MARK in node:
+            kind = node[_MARK]
+            if kind in ("list", "tuple"):
+                for v in node["items"]:
+                    walk(v)
+            elif kind == "dict":
+                for pair in node["items"]:
+                    if not isinstance(pair, list) or len(pair) != 2:
+                        raise ValueError
+                    _decode_scalar(pair[0])
+                    walk(pair[1])
+            else:
+                _decode_scalar(node)
         elif isinstance(node, dict):
             for v in node.values():
                 walk(v)
@@ -319,7 +383,7 @@ def _check_tree(tree, names, where):
 
     try:
         walk(tree)
-    except (ValueError, RecursionError):
+    except (ValueError, RecursionError, KeyError, TypeError):
         raise ValueError(
             f"{where}: the metadata {TREE_KEY!r} does not describe the file's tensors"
         ) from None
@@ -400,6 +464,15 @@ def _load(path, device, who):
     def build(node):
         if isinstance(node, str):
             return arrays[node]
+        if _MARK in node:
+            kind = node[_MARK]
+            if kind == "list":
+                return [build(v) for v in node["items"]]
+            if kind == "tuple":
+                return tuple(build(v) for v in node["items"])
+            if kind == "dict":
+                return {_decode_scalar(k): build(v) for k, v in node["items"]}
+            return _decode_scalar(node)
         return {k: build(v) for k, v in node.items()}
 
     return build(tree)

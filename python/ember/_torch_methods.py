@@ -249,6 +249,17 @@ def _clamp_(self, min=None, max=None):  # noqa: A002
     return self
 
 
+def _tri(self, diagonal, lower):
+    from ._matrices import tril, triu
+
+    return (tril if lower else triu)(self, k=diagonal)
+
+
+def _tri_(self, diagonal, lower):
+    self[...] = _tri(self, diagonal, lower)
+    return self
+
+
 def _masked_fill(self, mask, value):
     return _core.where(mask, value, self).astype(self.dtype, copy=False)
 
@@ -377,6 +388,10 @@ def _install_methods():
         "clamp_": _clamp_,
         "masked_fill": _masked_fill,
         "masked_fill_": _masked_fill_,
+        "tril": lambda self, diagonal=0: _tri(self, diagonal, True),
+        "triu": lambda self, diagonal=0: _tri(self, diagonal, False),
+        "tril_": lambda self, diagonal=0: _tri_(self, diagonal, True),
+        "triu_": lambda self, diagonal=0: _tri_(self, diagonal, False),
         "index_select": lambda self, dim, index: index_select(self, dim, index),
         "gather": lambda self, dim, index: gather(self, dim, index),
         "scatter": lambda self, dim, index, src=None, value=None, reduce=None: scatter(

@@ -163,7 +163,7 @@ def test_explicit_safetensors_entry_points(device, tmp_path):
     same(got["a"]["b"], np.arange(3), device)
     same(ember.load(p, device=device)["a"]["b"], np.arange(3), device)
     with pytest.raises(TypeError, match="ember.save_safetensors: obj must be"):
-        ember.save_safetensors([1], p)
+        ember.save_safetensors(1, p)
 
 
 def test_npzfile_wraps_only_numpys():
