@@ -350,3 +350,14 @@ def test_contains_regex_errors(device):
             s.str.contains(pat)
     with pytest.raises(ValueError):
         s.str.contains("[abc")
+
+
+def test_missing_accessor_methods_name_themselves():
+    s = fd.Series(["a1", "b2"])
+    with pytest.raises(NotImplementedError, match=r"Series\.str\.extract is not implemented"):
+        s.str.extract(r"(\d)")
+    with pytest.raises(AttributeError):
+        s.str.no_such_method  # noqa: B018
+    t = fd.Series(pd.to_datetime(["2024-01-01", "2024-02-01"]))
+    with pytest.raises(NotImplementedError, match=r"Series\.dt\.tz_localize"):
+        t.dt.tz_localize("UTC")

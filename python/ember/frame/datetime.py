@@ -58,6 +58,21 @@ def _freq_ticks(freq, dtype, func):
 
 
 class DatetimeMethods:
+    def __getattr__(self, name):
+        # a pandas .dt method this accessor lacks: NotImplementedError naming it
+        if name.startswith("_"):
+            raise AttributeError(name)
+        import pandas as pd
+
+        from .frame_base import UnsupportedError
+
+        if hasattr(pd.Series.dt, name):
+            raise UnsupportedError(
+                f"ember.frame.Series.dt.{name} is not implemented (pandas' "
+                f"Series.dt.{name} has no device version here)"
+            )
+        raise AttributeError(f"'DatetimeMethods' object has no attribute '{name}'")
+
     def __init__(self, series):
         if series._col.kind != "time":
             raise AttributeError("Can only use .dt accessor with datetimelike values")

@@ -319,6 +319,10 @@ class FrameMethods:
     def _reduce(self, how, numeric_only=False, axis=None, skipna=True, **kw):
         from .series import Series
 
+        if axis in (1, "columns"):
+            from .rowwise import reduce_rows
+
+            return reduce_rows(self, how, skipna=skipna, numeric_only=numeric_only, **kw)
         _check_axis(axis, how)
         names, vals = [], []
         for k, c in self._data.items():

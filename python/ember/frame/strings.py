@@ -59,6 +59,21 @@ def _split_list(col, field, covered, nfields, valid):
 
 
 class StringMethods:
+    def __getattr__(self, name):
+        # a pandas .str method this accessor lacks: NotImplementedError naming it
+        if name.startswith("_"):
+            raise AttributeError(name)
+        import pandas as pd
+
+        from .frame_base import UnsupportedError
+
+        if hasattr(pd.Series.str, name):
+            raise UnsupportedError(
+                f"ember.frame.Series.str.{name} is not implemented (pandas' "
+                f"Series.str.{name} has no device version here)"
+            )
+        raise AttributeError(f"'StringMethods' object has no attribute '{name}'")
+
     def __init__(self, series):
         if series._col.kind == "list":
             self._s = series
