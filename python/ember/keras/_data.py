@@ -132,10 +132,11 @@ class ArrayData:
 class IterData:
     """Batches from an iterable: each item ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, sw)``."""
 
-    def __init__(self, source, device, who, steps=None):
+    def __init__(self, source, device, who, steps=None, shuffle=False):
         self.source = source
         self.device = device
         self.who = who
+        self.shuffle = shuffle
         try:
             n = len(source)
         except TypeError:
@@ -164,6 +165,18 @@ class IterData:
         return map_structure(lambda a: None if a is None else _to_device(a, self.device), item)
 
     def batches(self):
+        from ._pydataset import PyDataset, epoch_order
+
+        src = self.source
+        if isinstance(src, PyDataset) and src.num_batches is not None:
+            src.on_epoch_begin()
+            order = epoch_order(src, self.shuffle)
+            for count, i in enumerate(order):
+                if self.steps is not None and count >= self.steps:
+                    break
+                yield self._unpack(src[i])
+            src.on_epoch_end()
+            return
         if self.steps is None or self._it is None or not _is_iterator(self.source):
             self._it = iter(self.source)
         count = 0
@@ -203,7 +216,7 @@ def make_data(x, y, sample_weight, batch_size, device, shuffle, who, steps=None)
             f"{who}: x must be arrays (NumPy or ember, or a list/dict of them) or an iterable "
             f"of batches, got {type(x).__name__}"
         )
-    return IterData(x, device, who, steps)
+    return IterData(x, device, who, steps, shuffle=bool(shuffle))
 
 
 def split_validation(x, y, sample_weight, validation_split, who):

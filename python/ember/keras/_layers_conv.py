@@ -1,5 +1,5 @@
-"""ember.keras's convolution, pooling, padding and normalization layers: Conv1D, Conv2D,
-MaxPooling1D/2D, AveragePooling1D/2D, Global{Average,Max}Pooling1D/2D, ZeroPadding1D/2D,
+"""ember.keras's convolution, pooling, padding and normalization layers: Conv1D/2D/3D,
+MaxPooling1D/2D/3D, AveragePooling1D/2D/3D, Global{Average,Max}Pooling1D/2D/3D, ZeroPadding1D/2D,
 LayerNormalization, BatchNormalization.
 
 Images are channels_last (Keras's default) and kernels are Keras's ``(*kernel_size, in, out)``;
@@ -200,7 +200,7 @@ class _Conv(Layer):
             x = _pad_cf(x, [((self.kernel_size[0] - 1) * self.dilation_rate[0], 0)])
         # (*k, in, out) -> (out, in, *k)
         w = _e.permute_dims(self.kernel, (self.rank + 1, self.rank) + tuple(range(self.rank)))
-        conv = F.conv1d if self.rank == 1 else F.conv2d
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self.rank - 1]
         y = conv(
             x,
             w,
@@ -285,10 +285,10 @@ class _Pool(Layer):
         )
         if self.kind == "max":
             xp = _pad_cf(x, pads, value=-math.inf)
-            pool = F.max_pool1d if self.rank == 1 else F.max_pool2d
+            pool = (F.max_pool1d, F.max_pool2d, F.max_pool3d)[self.rank - 1]
             y = pool(xp, self.pool_size, self.strides)
         else:
-            pool = F.avg_pool1d if self.rank == 1 else F.avg_pool2d
+            pool = (F.avg_pool1d, F.avg_pool2d, F.avg_pool3d)[self.rank - 1]
             y = pool(_pad_cf(x, pads), self.pool_size, self.strides)
             if any(lo or hi for lo, hi in pads):
                 # TensorFlow averages over the real pixels only
@@ -315,6 +315,24 @@ class _Pool(Layer):
             "padding": self.padding,
             "data_format": self.data_format,
         }
+
+
+@register
+class Conv3D(_Conv):
+    """3-D convolution over ``(batch, depth, rows, cols, channels)``; kernel
+    ``(kd, kh, kw, in/groups, filters)``."""
+
+    rank = 3
+
+
+@register
+class MaxPooling3D(_Pool):
+    rank, kind = 3, "max"
+
+
+@register
+class AveragePooling3D(_Pool):
+    rank, kind = 3, "avg"
 
 
 @register
@@ -381,6 +399,16 @@ class _GlobalPool(Layer):
 
     def get_config(self):
         return {**super().get_config(), "data_format": self.data_format, "keepdims": self.keepdims}
+
+
+@register
+class GlobalAveragePooling3D(_GlobalPool):
+    rank, kind = 3, "avg"
+
+
+@register
+class GlobalMaxPooling3D(_GlobalPool):
+    rank, kind = 3, "max"
 
 
 @register

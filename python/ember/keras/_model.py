@@ -26,8 +26,13 @@ class Model(Trainer, Layer):
     layers in ``__init__`` and the forward pass in ``call``."""
 
     def __new__(cls, *args, **kwargs):
-        if cls is Model and (len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs):
+        functional = len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs
+        if cls is Model and functional:
             return super().__new__(Functional)
+        if functional and not issubclass(cls, Functional):
+            # a subclass (its own train_step, say) built as Model(inputs, outputs): Keras
+            # gives it Functional's graph under the subclass's methods
+            return super().__new__(_with_functional(cls))
         return super().__new__(cls)
 
     def __init__(self, *args, **kwargs):
@@ -163,6 +168,19 @@ def _shape_struct(s):
     return s
 
 
+_FUNCTIONAL_OF: dict = {}
+
+
+def _with_functional(cls):
+    """``cls`` (a Model subclass) with Functional between it and Model, made once per class."""
+    got = _FUNCTIONAL_OF.get(cls)
+    if got is None:
+        got = _FUNCTIONAL_OF[cls] = type(
+            cls.__name__, (cls, Functional), {"__module__": cls.__module__}
+        )
+    return got
+
+
 @register
 class Functional(Model):
     """A model defined by ``inputs`` (``keras.Input`` tensors) and the ``outputs`` computed
@@ -240,6 +258,16 @@ class Functional(Model):
     @property
     def output(self):
         return self._outputs_struct
+
+    @property
+    def input_shape(self):
+        """The inputs' shapes (one tuple for a single input), batch dimension None."""
+        return _shape_struct(map_structure(lambda t: tuple(t.shape), self._inputs_struct))
+
+    @property
+    def output_shape(self):
+        """The outputs' shapes (one tuple for a single output), batch dimension None."""
+        return _shape_struct(map_structure(lambda t: tuple(t.shape), self._outputs_struct))
 
     def _flat_inputs(self, inputs):
         if isinstance(inputs, dict):

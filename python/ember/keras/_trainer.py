@@ -150,6 +150,34 @@ class LazyLogs(MutableMapping):
         return out
 
 
+def pack_x_y_sample_weight(x, y=None, sample_weight=None):
+    """Keras's packing of one batch as ``train_step``/``test_step`` receive it: ``x`` (or
+    ``(x,)`` when x is a tuple or list), ``(x, y)``, or ``(x, y, sample_weight)``."""
+    if y is None and sample_weight is None:
+        return (x,) if isinstance(x, (tuple, list)) else x
+    if sample_weight is None:
+        return (x, y)
+    return (x, y, sample_weight)
+
+
+def unpack_x_y_sample_weight(data):
+    """``(x, y, sample_weight)`` of a batch packed as Keras packs it (missing parts None)."""
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return (data, None, None)
+    if len(data) == 1:
+        return (data[0], None, None)
+    if len(data) == 2:
+        return (data[0], data[1], None)
+    if len(data) == 3:
+        return data
+    raise ValueError(
+        "Data is expected to be in format `x`, `(x,)`, `(x, y)`, or `(x, y, sample_weight)`, "
+        f"found: {data!r}"
+    )
+
+
 class Trainer:
     """Mixed into Model: everything about compile/fit/evaluate/predict."""
 
@@ -341,7 +369,7 @@ class Trainer:
                     m.update_state(ys[i], outs[i].detach(), sample_weight if weighted else None)
 
     def train_step(self, data):
-        x, y, sw = data
+        x, y, sw = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=True)
         if self._compiled is None:
             self._resolve(y, y_pred)
@@ -355,7 +383,7 @@ class Trainer:
         self._update_metrics(total, per, y, y_pred, sw, flatten(x)[0].shape[0])
 
     def test_step(self, data):
-        x, y, sw = data
+        x, y, sw = unpack_x_y_sample_weight(data)
         with no_grad():
             y_pred = self(x, training=False)
             if self._compiled is None:
@@ -437,7 +465,7 @@ class Trainer:
                 if cw is not None:
                     swb = cw(yb, swb)
                 with _TrainingScope(True):
-                    self.train_step((xb, yb, swb))
+                    self.train_step(pack_x_y_sample_weight(xb, yb, swb))
                 batch_logs = LazyLogs(self)
                 cbs.on_train_batch_end(step, batch_logs)
                 if self.stop_training:
@@ -492,7 +520,7 @@ class Trainer:
         for step, batch in enumerate(data.batches()):
             cbs.on_test_batch_begin(step)
             with _TrainingScope(False):
-                self.test_step(batch)
+                self.test_step(pack_x_y_sample_weight(*batch))
             logs = LazyLogs(self)
             cbs.on_test_batch_end(step, logs)
         values = read_scalars(logs.arrays())
@@ -591,7 +619,7 @@ class Trainer:
         if class_weight is not None:
             swb = ClassWeights(class_weight, self._model_device(), "train_on_batch")(yb, swb)
         with _TrainingScope(True):
-            self.train_step((xb, yb, swb))
+            self.train_step(pack_x_y_sample_weight(xb, yb, swb))
         return self._format_results(read_scalars(LazyLogs(self).arrays()), return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
@@ -599,7 +627,7 @@ class Trainer:
         self.__dict__["_cached_step"] = None
         batch = self._batch(x, y, sample_weight, "Model.test_on_batch")
         with _TrainingScope(False):
-            self.test_step(batch)
+            self.test_step(pack_x_y_sample_weight(*batch))
         return self._format_results(read_scalars(LazyLogs(self).arrays()), return_dict)
 
 

@@ -14,6 +14,7 @@ from ._layers_act import (
     UnitNormalization,
 )
 from ._layers_attention import MultiHeadAttention
+from ._layers_attention2 import AdditiveAttention, Attention
 from ._layers_augment import (
     RandomBrightness,
     RandomContrast,
@@ -26,20 +27,25 @@ from ._layers_augment import (
 from ._layers_conv import (
     AveragePooling1D,
     AveragePooling2D,
+    AveragePooling3D,
     AvgPool1D,
     AvgPool2D,
     BatchNormalization,
     Conv1D,
     Conv2D,
+    Conv3D,
     GlobalAveragePooling1D,
     GlobalAveragePooling2D,
+    GlobalAveragePooling3D,
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
+    GlobalMaxPooling3D,
     LayerNormalization,
     MaxPool1D,
     MaxPool2D,
     MaxPooling1D,
     MaxPooling2D,
+    MaxPooling3D,
     ZeroPadding1D,
     ZeroPadding2D,
 )
@@ -124,6 +130,23 @@ __all__ = [
     "Bidirectional",
     "Conv1D",
     "Conv2D",
+    "Conv3D",
+    "AveragePooling3D",
+    "MaxPooling3D",
+    "GlobalAveragePooling3D",
+    "GlobalMaxPooling3D",
+    "MaxPool3D",
+    "AvgPool3D",
+    "Convolution1D",
+    "Convolution2D",
+    "Convolution3D",
+    "concatenate",
+    "add",
+    "subtract",
+    "multiply",
+    "average",
+    "maximum",
+    "minimum",
     "GRU",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",
@@ -133,6 +156,8 @@ __all__ = [
     "LayerNormalization",
     "MaxPool1D",
     "MultiHeadAttention",
+    "Attention",
+    "AdditiveAttention",
     "Normalization",
     "TimeDistributed",
     "MaxPool2D",
@@ -169,3 +194,44 @@ Convolution1DTranspose = Conv1DTranspose
 Convolution2DTranspose = Conv2DTranspose
 SeparableConvolution1D = SeparableConv1D
 SeparableConvolution2D = SeparableConv2D
+MaxPool3D = MaxPooling3D
+AvgPool3D = AveragePooling3D
+Convolution1D = Conv1D
+Convolution2D = Conv2D
+Convolution3D = Conv3D
+
+
+# Keras's functional forms of the merge layers: ``layers.concatenate([a, b], axis=-1)``
+def concatenate(inputs, axis=-1, **kwargs):
+    """``Concatenate(axis=axis, **kwargs)(inputs)``."""
+    return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+def add(inputs, **kwargs):
+    """``Add(**kwargs)(inputs)``."""
+    return Add(**kwargs)(inputs)
+
+
+def subtract(inputs, **kwargs):
+    """``Subtract(**kwargs)(inputs)``."""
+    return Subtract(**kwargs)(inputs)
+
+
+def multiply(inputs, **kwargs):
+    """``Multiply(**kwargs)(inputs)``."""
+    return Multiply(**kwargs)(inputs)
+
+
+def average(inputs, **kwargs):
+    """``Average(**kwargs)(inputs)``."""
+    return Average(**kwargs)(inputs)
+
+
+def maximum(inputs, **kwargs):
+    """``Maximum(**kwargs)(inputs)``."""
+    return Maximum(**kwargs)(inputs)
+
+
+def minimum(inputs, **kwargs):
+    """``Minimum(**kwargs)(inputs)``."""
+    return Minimum(**kwargs)(inputs)

@@ -1,5 +1,5 @@
 """ember.keras.utils: to_categorical, normalize, set_random_seed, clear_session,
-pad_sequences, timeseries_dataset_from_array."""
+pad_sequences, timeseries_dataset_from_array, PyDataset (Sequence)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,17 @@ import numpy as _np
 import ember as _e
 
 from ._layer import clear_session
+from ._pydataset import PyDataset, Sequence
+from ._trainer import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from ._utils_seq import pad_sequences, timeseries_dataset_from_array
 
 __all__ = [
+    "PyDataset",
+    "Sequence",
     "clear_session",
     "normalize",
+    "pack_x_y_sample_weight",
+    "unpack_x_y_sample_weight",
     "pad_sequences",
     "set_random_seed",
     "timeseries_dataset_from_array",
