@@ -224,7 +224,7 @@ def test_errors(est, clf3):
 def test_classifier_errors(clf3):
     X, y = clf3
     with pytest.raises(ValueError, match="probability"):
-        esvm.SVC(probability=True).fit(X, y)
+        esvm.SVC(probability="yes").fit(X, y)
     with pytest.raises(ValueError, match="class"):
         esvm.SVC().fit(X, np.zeros(len(y)))
     with pytest.raises(ValueError, match="class"):

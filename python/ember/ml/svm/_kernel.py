@@ -5,9 +5,9 @@ dense solver for small and medium n) and the dual is solved by ``_qp.smo`` (libs
 The support-vector bookkeeping (which samples have non-zero alphas, the libsvm layout of
 ``dual_coef_``) is O(n) work done on an explicit host copy of the alphas; prediction is ember
 matmuls on the device. A callable ``kernel`` is called with ember arrays (scikit-learn passes
-NumPy arrays) and must return the Gram matrix. ``probability=True`` (Platt scaling) is not
-implemented and raises ValueError; ``shrinking`` and ``cache_size`` are accepted and ignored
-(the whole kernel matrix is on the device).
+NumPy arrays) and must return the Gram matrix. ``probability=True`` fits libsvm's Platt
+scaling (``_platt.py``); ``shrinking`` and ``cache_size`` are accepted and ignored (the whole
+kernel matrix is on the device).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 import ember
 
 from ..base import BaseEstimator, ClassifierMixin, RegressorMixin
-from ..exceptions import ConvergenceWarning
+from ..exceptions import ConvergenceWarning, NotFittedError
 from ..utils._labels import decode_labels, encode_labels
 from ..utils._param_validation import Interval, StrOptions
 from ..utils.validation import (
@@ -35,9 +35,10 @@ from ..utils.validation import (
     to_device,
     to_output,
 )
+from ._platt import _MT32, coupled_probability, libsvm_seed, pair_probability
 from ._qp import host_vector, kernel_matrix, smo
 
-__all__ = ["SVC", "SVR"]
+__all__ = ["SVC", "SVR"]  # (_BaseSVC and _BaseSVM are shared with _nu.py)
 
 
 def _warn_max_iter(max_iter, n_iter):
@@ -112,63 +113,71 @@ class _BaseSVM(BaseEstimator):
         self.support_vectors_ = to_output(self._sv, kind)
 
 
-class SVC(ClassifierMixin, _BaseSVM):
-    """C-support vector classification (libsvm's SMO, one-vs-one for several classes)."""
+class _BaseSVC(ClassifierMixin, _BaseSVM):
+    """One-vs-one kernel classifiers; subclasses give the binary solver and the bounds."""
 
-    _parameter_constraints = {
-        **_BaseSVM._parameter_constraints,
-        "probability": ["boolean"],
-        "class_weight": [StrOptions({"balanced"}), dict, None],
-        "decision_function_shape": [StrOptions({"ovr", "ovo"})],
-        "break_ties": ["boolean"],
-        "random_state": ["random_state"],
-    }
+    def _pair_bounds(self, sw, cw, yi):
+        """Per-sample upper bounds of the dual variables (device vector)."""
+        raise NotImplementedError  # pragma: no cover (abstract)
 
-    def __init__(
-        self,
-        *,
-        C=1.0,
-        kernel="rbf",
-        degree=3,
-        gamma="scale",
-        coef0=0.0,
-        shrinking=True,
-        probability=False,
-        tol=1e-3,
-        cache_size=200,
-        class_weight=None,
-        verbose=False,
-        max_iter=-1,
-        decision_function_shape="ovr",
-        break_ties=False,
-        random_state=None,
-    ):
-        self.C = C
-        self.kernel = kernel
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.shrinking = shrinking
-        self.probability = probability
-        self.tol = tol
-        self.cache_size = cache_size
-        self.class_weight = class_weight
-        self.verbose = verbose
-        self.max_iter = max_iter
-        self.decision_function_shape = decision_function_shape
-        self.break_ties = break_ties
-        self.random_state = random_state
+    def _solve_binary(self, K, ys, C):
+        """(coef = y * alpha, rho, n_iter) of one binary problem (abstract)."""
+        raise NotImplementedError  # pragma: no cover (abstract)
+
+    def _check_pairs(self, counts):
+        """Hook to reject infeasible problems before solving (per-class weight totals)."""
+
+    def _check_proba(self):
+        if self.probability == "deprecated" or not self.probability:
+            raise AttributeError("predict_proba is not available when probability=False")
+        return True
+
+    @property
+    def predict_proba(self):
+        """Class probabilities (n, n_classes) by libsvm's Platt scaling and pair coupling."""
+        self._check_proba()
+        return self._predict_proba
+
+    @property
+    def predict_log_proba(self):
+        """Logarithm of ``predict_proba``."""
+        self._check_proba()
+        return self._predict_log_proba
+
+    def _proba(self, X):
+        check_is_fitted(self, "support_")
+        if self._probA.size == 0:
+            raise NotFittedError(
+                "predict_proba is not available when fitted with probability=False"
+            )
+        dec = self._ovo(X)
+        return coupled_probability(
+            dec, self._probA.tolist(), self._probB.tolist(), len(self._starts) - 1
+        )
+
+    def _predict_proba(self, X):
+        return to_output(self._proba(X), input_kind(X))
+
+    def _predict_log_proba(self, X):
+        return to_output(ember.log(self._proba(X)), input_kind(X))
+
+    @property
+    def probA_(self):
+        """Platt's A per pair of classes (empty without probability)."""
+        check_is_fitted(self, "support_")
+        return self._probA
+
+    @property
+    def probB_(self):
+        """Platt's B per pair of classes (empty without probability)."""
+        check_is_fitted(self, "support_")
+        return self._probB
 
     def fit(self, X, y, sample_weight=None):
         """Solve one dual QP per pair of classes; sets ``support_``, ``dual_coef_``, ..."""
         from ..linear_model._logistic import compute_class_weight
 
         self._validate_params()
-        if self.probability:
-            raise ValueError(
-                "SVC: probability=True (Platt scaling) is not supported by ember.ml; use "
-                "probability=False"
-            )
         Xa, ya = check_X_y(X, y, estimator=self)
         check_classification_targets(ya, type(self).__name__)
         check_n_features(self, Xa, reset=True)
@@ -182,21 +191,30 @@ class SVC(ClassifierMixin, _BaseSVM):
             raise ValueError(f"The number of classes has to be greater than one; got {k} class")
         self._validate_fit_X(Xa)
         sw = check_sample_weight(sample_weight, Xa)
-        cw = compute_class_weight(
-            self.class_weight,
-            classes=ch,
-            y=ya,
-            sample_weight=None if sample_weight is None else host_vector(sw),
-        )
+        # scikit-learn's libsvm classifiers balance by class counts (sample weights aside)
+        cw = compute_class_weight(self.class_weight, classes=ch, y=ya)
         self.class_weight_ = np.asarray(cw, dtype=np.float64)
-        Cv = sw * ember.take(ember.asarray(cw * self.C, device=dev), yi)
+        Cv = self._pair_bounds(sw, cw, yi)
         K = Xa if self.kernel == "precomputed" else self._kern(Xa, Xa)
         yh = host_vector(yi)  # explicit host copy of the n class indices (bookkeeping)
         groups = [np.nonzero(yh == c)[0] for c in range(k)]
+        self._check_pairs(
+            [
+                float(x)
+                for x in ember.asnumpy(
+                    ember.stack(
+                        [ember.take(sw, ember.asarray(g, device=dev)).sum() for g in groups]
+                    )
+                )
+            ]
+        )
+        proba = self.probability not in (False, "deprecated")
+        gen = _MT32(libsvm_seed(self.random_state)) if proba else None
         n = Xa.shape[0]
         pairs = []
         nonzero = np.zeros(n, dtype=bool)
         n_iter = []
+        probA, probB = [], []
         for a in range(k):
             for b in range(a + 1, k):
                 idx = np.concatenate([groups[a], groups[b]])
@@ -205,15 +223,20 @@ class SVC(ClassifierMixin, _BaseSVM):
                 ys = ember.asarray(
                     np.r_[np.ones(len(groups[a])), -np.ones(len(groups[b]))], device=dev
                 )
-                Q = ys[:, None] * ys[None, :] * Ks
-                p = -ember.ones((len(idx),), dtype=ember.float64, device=dev)
-                alpha, rho, it = smo(
-                    Q, p, ys, ember.take(Cv, idx_d), tol=self.tol, max_iter=self.max_iter
-                )
-                coef = host_vector(ys * alpha)
+                Cs = ember.take(Cv, idx_d)
+                if proba:
+                    pa, pb = pair_probability(
+                        lambda Kf, yf, Cf: self._solve_binary(Kf, yf, Cf)[:2], Ks, ys, Cs, gen
+                    )
+                    probA.append(pa)
+                    probB.append(pb)
+                coef_d, rho, it = self._solve_binary(Ks, ys, Cs)
+                coef = host_vector(coef_d)
                 nonzero[idx[coef != 0]] = True
                 pairs.append((a, b, idx, coef, rho))
                 n_iter.append(it)
+        self._probA = np.asarray(probA, dtype=np.float64)
+        self._probB = np.asarray(probB, dtype=np.float64)
         _warn_max_iter(self.max_iter, n_iter)
         support = np.concatenate([g[nonzero[g]] for g in groups])
         n_sup = np.asarray([int(nonzero[g].sum()) for g in groups], dtype=np.int32)
@@ -331,6 +354,63 @@ class SVC(ClassifierMixin, _BaseSVM):
         if k == 2:
             W = -W
         return to_output(W, "ember" if is_ember(self.support_) else "numpy")
+
+
+class SVC(_BaseSVC):
+    """C-support vector classification (libsvm's SMO, one-vs-one for several classes)."""
+
+    _parameter_constraints = {
+        **_BaseSVM._parameter_constraints,
+        "probability": ["boolean", StrOptions({"deprecated"})],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
+        "decision_function_shape": [StrOptions({"ovr", "ovo"})],
+        "break_ties": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        *,
+        C=1.0,
+        kernel="rbf",
+        degree=3,
+        gamma="scale",
+        coef0=0.0,
+        shrinking=True,
+        probability=False,
+        tol=1e-3,
+        cache_size=200,
+        class_weight=None,
+        verbose=False,
+        max_iter=-1,
+        decision_function_shape="ovr",
+        break_ties=False,
+        random_state=None,
+    ):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.probability = probability
+        self.tol = tol
+        self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.verbose = verbose
+        self.max_iter = max_iter
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
+        self.random_state = random_state
+
+    def _pair_bounds(self, sw, cw, yi):
+        return sw * ember.take(ember.asarray(cw * self.C, device=sw.device), yi)
+
+    def _solve_binary(self, K, ys, C):
+        Q = ys[:, None] * ys[None, :] * K
+        p = -ember.ones((K.shape[0],), dtype=ember.float64, device=K.device)
+        alpha, rho, it = smo(Q, p, ys, C, tol=self.tol, max_iter=self.max_iter)
+        return ys * alpha, rho, it
 
 
 class SVR(RegressorMixin, _BaseSVM):

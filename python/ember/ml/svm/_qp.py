@@ -18,7 +18,7 @@ import numpy as np
 
 import ember
 
-__all__ = ["box_cd", "kernel_matrix", "smo"]
+__all__ = ["box_cd", "kernel_matrix", "smo", "smo_nu"]
 
 _TAU = 1e-12
 
@@ -47,16 +47,21 @@ def _host(*vals):
     return ember.asnumpy(ember.stack([v.reshape(()).astype(ember.float64) for v in vals])).tolist()
 
 
-def smo(Q, p, y, C, *, tol, max_iter):
+def smo(Q, p, y, C, *, tol, max_iter, alpha0=None):
     """libsvm's SMO on the dense Q (n, n) = y_i y_j K_ij; returns (alpha, rho, n_iter).
 
-    ``p``, ``y`` (+1/-1) and ``C`` (per-variable upper bounds) are length-n device vectors.
+    ``p``, ``y`` (+1/-1) and ``C`` (per-variable upper bounds) are length-n device vectors;
+    ``alpha0`` a feasible starting point (default 0; one-class SVM starts elsewhere).
     """
     dev = Q.device
     n = Q.shape[0]
     dt = Q.dtype
-    alpha = ember.zeros((n,), dtype=dt, device=dev)
-    G = p.astype(dt)
+    if alpha0 is None:
+        alpha = ember.zeros((n,), dtype=dt, device=dev)
+        G = p.astype(dt)
+    else:
+        alpha = alpha0.astype(dt)
+        G = p.astype(dt) + Q @ alpha
     Qd = ember.diagonal(Q)
     pos = y > 0
     inf = float("inf")
@@ -126,6 +131,105 @@ def smo(Q, p, y, C, *, tol, max_iter):
         alpha[j] = aj
         it += 1
     return alpha, _rho(alpha, G, y, C), it
+
+
+def _pair_update(ai, aj, Ci, Cj, Gi, Gj, Qii, Qjj, Qij):
+    """libsvm's clipped update of two variables of the same label (sum ai + aj kept)."""
+    q = Qii + Qjj - 2.0 * Qij
+    q = q if q > 0 else _TAU
+    delta = (Gi - Gj) / q
+    s = ai + aj
+    ai -= delta
+    aj += delta
+    if s > Ci:
+        if ai > Ci:
+            ai, aj = Ci, s - Ci
+    elif aj < 0:
+        aj, ai = 0.0, s
+    if s > Cj:
+        if aj > Cj:
+            aj, ai = Cj, s - Cj
+    elif ai < 0:
+        ai, aj = 0.0, s
+    return ai, aj
+
+
+def smo_nu(Q, p, y, C, alpha0, *, tol, max_iter):
+    """libsvm's nu-solver: SMO with both equalities ``y'a = const`` and ``e'a = const``, so
+    the working pair always shares its label. Starts from the feasible ``alpha0``.
+
+    Returns (alpha, rho, r, n_iter): ``rho = (r1 - r2) / 2`` and ``r = (r1 + r2) / 2`` from the
+    free gradients of each label (libsvm's ``Solver_NU::calculate_rho``).
+    """
+    dt = Q.dtype
+    alpha = alpha0.astype(dt)
+    G = p.astype(dt) + Q @ alpha
+    Qd = ember.diagonal(Q)
+    pos = y > 0
+    inf = float("inf")
+    it = 0
+    n = Q.shape[0]
+    ypos = host_vector(pos)  # explicit host copy of the n labels (bookkeeping)
+    limit = max_iter if max_iter >= 0 else max(10_000_000, 100 * n)
+    while it < limit:
+        at_lo = alpha <= 0
+        at_hi = alpha >= C
+        # first index per label: the maximal -G (y=+1, not at C) and G (y=-1, not at 0)
+        vp = ember.where(pos & ~at_hi, -G, -inf)
+        vn = ember.where(~pos & ~at_lo, G, -inf)
+        gp_d, gn_d = ember.max(vp), ember.max(vn)
+        gp2_d = ember.max(ember.where(pos & ~at_lo, G, -inf))
+        gn2_d = ember.max(ember.where(~pos & ~at_hi, -G, -inf))
+        gp, gn, gp2, gn2, ip, in_ = _host(
+            gp_d, gn_d, gp2_d, gn2_d, ember.argmax(vp), ember.argmax(vn)
+        )
+        if max(gp + gp2, gn + gn2) < tol:
+            break
+        ip, in_ = int(ip), int(in_)
+        Qp, Qn = Q[ip], Q[in_]
+        diff = ember.where(pos, gp + G, gn - G)
+        cand = ember.where(pos, ~at_lo, ~at_hi) & (diff > 0)
+        first_d = ember.where(pos, Qd[ip], Qd[in_])
+        quad = first_d + Qd - 2.0 * ember.where(pos, Qp, Qn)
+        quad = ember.where(quad > 0, quad, _TAU)
+        obj = ember.where(cand, -(diff * diff) / quad, inf)
+        best, j = _host(ember.min(obj), ember.argmin(obj))
+        if best == inf:
+            break
+        j = int(j)
+        i = ip if ypos[j] else in_
+        Qi, Qj = Q[i], Q[j]
+        ai, aj, Ci, Cj, Gi, Gj, Qii, Qjj, Qij = _host(
+            alpha[i], alpha[j], C[i], C[j], G[i], G[j], Qd[i], Qd[j], Qi[j]
+        )
+        oi, oj = ai, aj
+        ai, aj = _pair_update(ai, aj, Ci, Cj, Gi, Gj, Qii, Qjj, Qij)
+        G = G + Qi * (ai - oi) + Qj * (aj - oj)
+        alpha[i] = ai
+        alpha[j] = aj
+        it += 1
+    rho, r = _rho_nu(alpha, G, y, C)
+    return alpha, rho, r, it
+
+
+def _rho_nu(alpha, G, y, C):
+    """Per label: mean gradient over free variables, else the middle of its bounds."""
+    at_lo = alpha <= 0
+    at_hi = alpha >= C
+    free = ~(at_lo | at_hi)
+    inf = float("inf")
+    rs = []
+    for lab in (y > 0, y < 0):
+        vals = _host(
+            (free & lab).astype(G.dtype).sum(),
+            ember.where(free & lab, G, 0.0).sum(),
+            ember.min(ember.where(at_lo & lab, G, inf)),
+            ember.max(ember.where(at_hi & lab, G, -inf)),
+        )
+        nf, sf, ub, lb = vals
+        rs.append(sf / nf if nf > 0 else (ub + lb) / 2.0)
+    r1, r2 = rs
+    return (r1 - r2) / 2.0, (r1 + r2) / 2.0
 
 
 def _rho(alpha, G, y, C):
