@@ -320,3 +320,95 @@ def test_common_errors(device, case):
         out = getattr(fitted, method)(X)
         out = out[0] if isinstance(out, tuple) else out
         assert isinstance(out, ember.ndarray) and str(out.device) == str(X.device)
+
+
+def test_pipeline_fits_its_steps_in_place():
+    """scikit-learn's Pipeline (no caching memory) and FeatureUnion fit the step objects they
+    were given: the caller's references are the fitted ones."""
+    import pandas as pd
+    from ember.ml import compose, impute, linear_model, pipeline, preprocessing
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    df = pd.DataFrame(X, columns=list("abc"))
+    df["cat"] = rng.choice(["x", "y"], 40)
+    df.loc[::7, "a"] = np.nan
+    pre = compose.ColumnTransformer(
+        [
+            ("num", impute.SimpleImputer(strategy="median"), list("abc")),
+            ("cat", preprocessing.OneHotEncoder(), ["cat"]),
+        ]
+    )
+    pipe = pipeline.Pipeline([("pre", pre), ("clf", linear_model.LogisticRegression())])
+    pipe.fit(df, y)
+    assert pipe.named_steps["pre"] is pre
+    assert list(pre.get_feature_names_out()) == [
+        "num__a",
+        "num__b",
+        "num__c",
+        "cat__cat_x",
+        "cat__cat_y",
+    ]
+    sc = preprocessing.StandardScaler()
+    fu = pipeline.FeatureUnion([("sc", sc), ("mm", preprocessing.MinMaxScaler())])
+    fu.fit(X)
+    assert hasattr(sc, "mean_")
+
+
+def test_set_output_pandas_and_config_context():
+    import pandas as pd
+    import pytest
+    from ember.ml import (
+        clone,
+        compose,
+        config_context,
+        decomposition,
+        get_config,
+        impute,
+        pipeline,
+        preprocessing,
+    )
+    from sklearn.compose import ColumnTransformer as SkCT
+    from sklearn.decomposition import PCA as SkPCA
+    from sklearn.preprocessing import StandardScaler as SkSS
+
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame(rng.random((8, 3)), columns=list("abc"), index=list("stuvwxyz"))
+    sc = preprocessing.StandardScaler().set_output(transform="pandas")
+    got = sc.fit_transform(df)
+    want = SkSS().set_output(transform="pandas").fit_transform(df)
+    pd.testing.assert_frame_equal(got, want)
+    pd.testing.assert_frame_equal(sc.transform(df), want)
+    assert clone(sc)._sklearn_output_config == {"transform": "pandas"}
+    ct = compose.ColumnTransformer(
+        [
+            ("sc", preprocessing.StandardScaler(), ["a", "b"]),
+            ("pca", decomposition.PCA(1), ["b", "c"]),
+        ]
+    ).set_output(transform="pandas")
+    sk = SkCT([("sc", SkSS(), ["a", "b"]), ("pca", SkPCA(1), ["b", "c"])]).set_output(
+        transform="pandas"
+    )
+    a, b = ct.fit_transform(df), sk.fit_transform(df)
+    assert list(a.columns) == list(b.columns) and list(a.index) == list(b.index)
+    np.testing.assert_allclose(np.abs(a.to_numpy()), np.abs(b.to_numpy()), rtol=1e-10)
+    with config_context(transform_output="pandas"):
+        assert get_config()["transform_output"] == "pandas"
+        out = pipeline.make_pipeline(impute.SimpleImputer(), preprocessing.MinMaxScaler())
+        assert isinstance(out.fit_transform(df), pd.DataFrame)
+    assert get_config()["transform_output"] == "default"
+    assert isinstance(preprocessing.StandardScaler().fit_transform(df), np.ndarray)
+    with pytest.raises(ValueError, match="set_output.*transform"):
+        preprocessing.StandardScaler().set_output(transform="arrow")
+
+
+def test_set_output_pandas_of_ember_arrays(device):
+    import ember
+    import pandas as pd
+    from ember.ml import preprocessing
+
+    x = ember.asarray(np.arange(12.0).reshape(4, 3), device=device)
+    got = preprocessing.MinMaxScaler().set_output(transform="pandas").fit_transform(x)
+    assert isinstance(got, pd.DataFrame) and list(got.columns) == ["x0", "x1", "x2"]
+    np.testing.assert_allclose(got.to_numpy()[:, 0], [0, 1 / 3, 2 / 3, 1])

@@ -10,6 +10,11 @@ from __future__ import annotations
 import importlib
 
 __all__ = [
+    "set_config",
+    "get_config",
+    "config_context",
+    "gaussian_process",
+    "cross_decomposition",
     "calibration",
     "tree",
     "svm",
@@ -22,6 +27,7 @@ __all__ = [
     "datasets",
     "decomposition",
     "discriminant_analysis",
+    "dummy",
     "exceptions",
     "feature_selection",
     "impute",
@@ -40,6 +46,8 @@ __all__ = [
 ]
 
 _SUBMODULES = {
+    "gaussian_process",
+    "cross_decomposition",
     "calibration",
     "tree",
     "svm",
@@ -51,6 +59,7 @@ _SUBMODULES = {
     "datasets",
     "decomposition",
     "discriminant_analysis",
+    "dummy",
     "exceptions",
     "feature_selection",
     "impute",
@@ -67,6 +76,27 @@ _SUBMODULES = {
     "preprocessing",
     "utils",
 }
+
+
+def set_config(transform_output=None, **kwargs):
+    """scikit-learn's ``set_config`` (``transform_output``: "default", "pandas", "polars")."""
+    from ._set_output import set_config as _set
+
+    _set(transform_output=transform_output, **kwargs)
+
+
+def get_config():
+    """scikit-learn's ``get_config`` (the keys ember.ml reads)."""
+    from ._set_output import get_config as _get
+
+    return _get()
+
+
+def config_context(**kwargs):
+    """scikit-learn's ``config_context``: ``with config_context(transform_output="pandas"):``."""
+    from ._set_output import config_context as _ctx
+
+    return _ctx(**kwargs)
 
 
 def clone(estimator, *, safe=True):

@@ -159,6 +159,9 @@ def clone(estimator, *, safe=True):
         return estimator.__sklearn_clone__()  # e.g. FrozenEstimator: itself, fitted
     params = estimator.get_params(deep=False)
     new = type(estimator)(**{k: clone(v, safe=False) for k, v in params.items()})
+    cfg = getattr(estimator, "_sklearn_output_config", None)
+    if cfg is not None:  # set_output survives cloning, as scikit-learn's
+        new._sklearn_output_config = copy.deepcopy(cfg)
     return new
 
 
@@ -221,12 +224,31 @@ class ClusterMixin:
 
 
 class TransformerMixin:
-    """``fit_transform`` = ``fit`` then ``transform``."""
+    """``fit_transform`` = ``fit`` then ``transform``; ``set_output`` (_set_output.py): a
+    subclass's own ``transform``/``fit_transform`` return the configured container."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        from ._set_output import wrap_method
+
+        for name in ("transform", "fit_transform"):
+            f = cls.__dict__.get(name)
+            if f is not None and not getattr(f, "_ember_set_output", False):
+                setattr(cls, name, wrap_method(f))
 
     def fit_transform(self, X, y=None, **fit_params):
         if y is None:
             return self.fit(X, **fit_params).transform(X)
         return self.fit(X, y, **fit_params).transform(X)
+
+    def set_output(self, *, transform=None):
+        """scikit-learn's ``set_output``: "default", "pandas", "polars" or None (unchanged)."""
+        from ._set_output import check_container
+
+        check_container(transform, type(self).__name__)
+        if transform is not None:
+            self._sklearn_output_config = {"transform": transform}
+        return self
 
 
 class OneToOneFeatureMixin:

@@ -101,6 +101,24 @@ class SimpleImputer(TransformerMixin, BaseEstimator):
         self.statistics_ = to_output(stats, input_kind(X))
         return self
 
+    def get_feature_names_out(self, input_features=None):
+        """The kept features' names (a feature never observed is dropped unless
+        keep_empty_features), as scikit-learn's ``SimpleImputer.get_feature_names_out``."""
+        check_is_fitted(self, "statistics_")
+        n = self.n_features_in_
+        if input_features is None:
+            names = getattr(self, "feature_names_in_", None)
+            input_features = names if names is not None else [f"x{i}" for i in range(n)]
+        input_features = np.asarray(input_features, dtype=object)
+        if len(input_features) != n:
+            raise ValueError(
+                f"input_features should have length equal to number of features ({n}), got "
+                f"{len(input_features)}"
+            )
+        if self._keep is None:
+            return input_features
+        return input_features[np.asarray(ember.asnumpy(self._keep), dtype=bool)]
+
     def transform(self, X):
         check_is_fitted(self, "statistics_")
         Xa = check_array(X, estimator=self, ensure_all_finite="allow-nan", dtype="float64")

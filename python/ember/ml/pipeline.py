@@ -7,7 +7,7 @@ import numpy as np
 
 import ember
 
-from .base import BaseEstimator, TransformerMixin, clone
+from .base import BaseEstimator, TransformerMixin
 from .utils.validation import _host, is_ember, to_device
 
 __all__ = ["FeatureUnion", "Pipeline", "make_pipeline", "make_union"]
@@ -94,7 +94,8 @@ class Pipeline(BaseEstimator):
         for i, (name, t) in enumerate(self.steps[:-1]):
             if t in (None, "passthrough"):
                 continue
-            t = clone(t)
+            # fitted in place, as scikit-learn does without a caching `memory`: the caller's
+            # step objects are the fitted ones (pipe.named_steps["pre"] is pre)
             Xt = (
                 t.fit_transform(Xt, y)
                 if hasattr(t, "fit_transform")
@@ -109,6 +110,13 @@ class Pipeline(BaseEstimator):
         last = self._final_estimator
         if last != "passthrough":
             last.fit(Xt, y, **params)
+        return self
+
+    def set_output(self, *, transform=None):
+        """Sets the output container of every step (scikit-learn's ``Pipeline.set_output``)."""
+        for _, step in self.steps:
+            if hasattr(step, "set_output"):
+                step.set_output(transform=transform)
         return self
 
     def fit_transform(self, X, y=None, **params):
@@ -283,8 +291,7 @@ class FeatureUnion(TransformerMixin, BaseEstimator):
                 continue
             if t == "passthrough":
                 B = _host(X)
-            elif fit:
-                t = clone(t)
+            elif fit:  # in place, as scikit-learn's FeatureUnion
                 B = (
                     t.fit_transform(X, y)
                     if hasattr(t, "fit_transform")
@@ -304,6 +311,14 @@ class FeatureUnion(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None, **params):
         self.fit_transform(X, y)
+        return self
+
+    def set_output(self, *, transform=None):
+        """Sets the output container of the union and of every transformer."""
+        super().set_output(transform=transform)
+        for _, t in self.transformer_list:
+            if hasattr(t, "set_output"):
+                t.set_output(transform=transform)
         return self
 
     def fit_transform(self, X, y=None, **params):

@@ -333,6 +333,17 @@ class ColumnTransformer(TransformerMixin, BaseEstimator):
         self.fit_transform(X, y, **params)
         return self
 
+    def set_output(self, *, transform=None):
+        """Sets the output container of the transformer and of every sub-transformer (also the
+        remainder when it is an estimator), as scikit-learn's ``ColumnTransformer``."""
+        super().set_output(transform=transform)
+        subs = [t for _, t, _ in self.transformers] + [self.remainder]
+        subs += [t for _, t, _ in getattr(self, "transformers_", [])]
+        for t in subs:
+            if hasattr(t, "set_output") and not isinstance(t, str):
+                t.set_output(transform=transform)
+        return self
+
     def fit_transform(self, X, y=None, **params):
         """Fit every transformer on its columns and concatenate their outputs."""
         self._no_params(params, "fit_transform")

@@ -1,14 +1,18 @@
 """Matrix decompositions (scikit-learn's ``sklearn.decomposition``): PCA, TruncatedSVD,
-IncrementalPCA, KernelPCA, NMF."""
+IncrementalPCA, KernelPCA, NMF, FactorAnalysis, FastICA."""
 
 from __future__ import annotations
 
+from ._factor_analysis import FactorAnalysis
+from ._fastica import FastICA
 from ._incremental_pca import IncrementalPCA
 from ._kernel_pca import KernelPCA
 from ._nmf import NMF, non_negative_factorization
 from ._pca import PCA, TruncatedSVD
 
 __all__ = [
+    "FactorAnalysis",
+    "FastICA",
     "NMF",
     "PCA",
     "IncrementalPCA",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._from_model import SelectFromModel
+from ._mutual_info import mutual_info_classif, mutual_info_regression
 from ._rfe import RFE
 from ._univariate import (
     SelectKBest,
@@ -23,5 +24,7 @@ __all__ = [
     "chi2",
     "f_classif",
     "f_regression",
+    "mutual_info_classif",
+    "mutual_info_regression",
     "r_regression",
 ]

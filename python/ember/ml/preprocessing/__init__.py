@@ -9,6 +9,8 @@ from ._label import LabelBinarizer, label_binarize
 from ._more import Normalizer, RobustScaler, normalize
 from ._nonlinear import PowerTransformer, QuantileTransformer, quantile_transform
 from ._simple import Binarizer, FunctionTransformer, MaxAbsScaler, OrdinalEncoder, maxabs_scale
+from ._spline import SplineTransformer
+from ._target_encoder import TargetEncoder
 
 __all__ = [
     "Binarizer",
@@ -25,7 +27,9 @@ __all__ = [
     "PowerTransformer",
     "QuantileTransformer",
     "RobustScaler",
+    "SplineTransformer",
     "StandardScaler",
+    "TargetEncoder",
     "label_binarize",
     "maxabs_scale",
     "minmax_scale",
