@@ -214,12 +214,25 @@ def bernoulli(input, p=None, *, generator=None):  # noqa: A002
     return (u < prob).astype(x.dtype)
 
 
-def logsumexp(input, dim, keepdim=False):  # noqa: A002
-    """``log(sum(exp(input), dim))`` computed stably (differentiable)."""
+def logsumexp(input, dim=None, keepdim=False, *, axis=None, keepdims=None):  # noqa: A002
+    """``log(sum(exp(input), dim))`` computed stably (differentiable). PyTorch's ``dim`` /
+    ``keepdim`` or SciPy's ``axis`` / ``keepdims``; no dimension: all elements. A slice of
+    -inf gives -inf quietly (as PyTorch and SciPy)."""
+    from ._errstate import errstate
+
     x = _arr(input, "ember.logsumexp")
+    if axis is not None:
+        if dim is not None:
+            raise TypeError("ember.logsumexp: give dim or axis, not both")
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    if isinstance(dim, list):
+        dim = tuple(dim)
     m = _core.max(x, axis=dim, keepdims=True)
     m = _core.where(_core.isfinite(m), m, 0.0).detach()
-    out = _core.log(_core.sum(_core.exp(x - m), axis=dim, keepdims=True)) + m
+    with errstate(divide="ignore"):
+        out = _core.log(_core.sum(_core.exp(x - m), axis=dim, keepdims=True)) + m
     if not keepdim:
         out = _core.squeeze(out, axis=dim if dim is not None else None)
     return out

@@ -202,3 +202,22 @@ def test_numpy_methods_that_are_functions(device):
     b = a.copy()
     b.put([0, 7], [9.0, 8.0])
     np.testing.assert_array_equal(_n(y), b)
+
+
+def test_logsumexp_takes_scipy_names_and_is_quiet_on_minus_inf(device):
+    import warnings
+
+    from scipy.special import logsumexp as sp_lse
+
+    a = np.array([[-np.inf, -np.inf], [0.0, 1.0], [3.0, -2.0]])
+    x = ember.asarray(a, device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = ember.logsumexp(x, axis=1)
+    np.testing.assert_allclose(ember.asnumpy(got), sp_lse(a, axis=1))
+    np.testing.assert_allclose(
+        ember.asnumpy(ember.logsumexp(x, axis=0, keepdims=True)), sp_lse(a, axis=0, keepdims=True)
+    )
+    np.testing.assert_allclose(float(ember.logsumexp(x[1:])), sp_lse(a[1:]))
+    with pytest.raises(TypeError, match="dim or axis"):
+        ember.logsumexp(x, 0, axis=1)
