@@ -84,6 +84,8 @@ from ._layers_image import (
     UpSampling1D,
     UpSampling2D,
 )
+from ._layers_preproc import IntegerLookup, StringLookup
+from ._layers_preproc2 import CategoryEncoding, Discretization, Hashing
 from ._layers_rnn import GRU, LSTM, SimpleRNN
 from ._layers_text import TextVectorization
 from ._layers_wrap import Bidirectional, Normalization, TimeDistributed
@@ -165,6 +167,11 @@ __all__ = [
     "MaxPooling2D",
     "SimpleRNN",
     "TextVectorization",
+    "StringLookup",
+    "IntegerLookup",
+    "CategoryEncoding",
+    "Discretization",
+    "Hashing",
     "ZeroPadding1D",
     "ZeroPadding2D",
     "Activation",

@@ -11,6 +11,8 @@ import contextlib
 import functools
 import threading
 
+import ember
+
 _CONFIG = threading.local()
 _CONTAINERS = ("default", "pandas", "polars")
 
@@ -76,8 +78,6 @@ def wrap(est, out, X):
     if hasattr(out, "to_pandas") and not isinstance(out, np.ndarray):
         out = out.to_pandas()  # an ember.frame DataFrame
     if not isinstance(out, pd.DataFrame):
-        import ember
-
         a = np.asarray(ember.asnumpy(out)) if isinstance(out, ember.ndarray) else np.asarray(out)
         index = X.index if isinstance(X, pd.DataFrame) else None
         out = pd.DataFrame(a, columns=None if cols is None else list(cols), index=index)
