@@ -306,6 +306,9 @@ _torch_extra.install(globals())
 from . import _torch_extra2  # noqa: E402
 
 _torch_extra2.install(globals())
+from . import _torch_extra3  # noqa: E402
+
+_torch_extra3.install(globals())
 as_strided = _strided.as_strided
 __all__ += ["as_strided"]
 Size = _torch_methods.Size

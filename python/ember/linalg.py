@@ -158,8 +158,22 @@ def _conj_t(a):
 
 
 def _lu(a, who):
+    if _needs_grad(a):  # the LU factor as an autograd node (ember/_torch_linalg.py)
+        from ._torch_linalg import _LUFactor
+
+        lu, ipiv, info = _LUFactor.apply(a)
+        return lu, ipiv, info
     lu, ipiv, _, _, _, _, info = _factorize("lu", a)
     return lu, ipiv, info
+
+
+def _needs_grad(*arrays):
+    """Whether a factorization must be differentiable: the C++ factorizations record no
+    derivative, so solve/inv/det/slogdet/cholesky go through _torch_linalg's autograd
+    Functions (their backward formulas) when an input requires grad."""
+    return _core._is_grad_enabled() and any(
+        isinstance(x, _core.ndarray) and x.requires_grad for x in arrays
+    )
 
 
 def _perm_sign(ipiv, dtype):
@@ -193,6 +207,13 @@ def slogdet(a, /):
 
 
 def _solve_lu(a, b, who):
+    if _needs_grad(a, b):
+        from ._torch_linalg import _Solve
+
+        x, info = _Solve.apply(a, b)
+        if _failed(info):
+            raise LinAlgError(f"{who}: Singular matrix")
+        return x
     lu, ipiv, info = _lu(a, who)
     if _failed(info):
         raise LinAlgError(f"{who}: Singular matrix")
@@ -277,6 +298,14 @@ def cholesky(a, /, *, upper=False):
     a = _prepare(a, who, square=True)
     if a.size == 0:
         return _core.zeros(a.shape, dtype=a.dtype, device=a.device)
+    if _needs_grad(a):
+        from ._torch_linalg import _chol_raw, _Cholesky
+
+        _, info = _chol_raw(a.detach())
+        if _failed(info):
+            raise LinAlgError(f"{who}: Matrix is not positive definite")
+        low = _Cholesky.apply(a)
+        return _conj_t(low) if upper else low
     low, *_, info = _factorize("cholesky", a)
     if _failed(info):
         raise LinAlgError(f"{who}: Matrix is not positive definite")
@@ -756,3 +785,31 @@ def tensorsolve(a, b, axes=None):
         )
     x = solve(a.reshape((n, n)), b.reshape((n, 1)))
     return x.reshape(rest)
+
+
+# PyTorch's torch.linalg names that NumPy's linalg lacks (ember/_torch_linalg.py).
+from ._torch_linalg import (  # noqa: E402
+    cholesky_ex,
+    inv_ex,
+    lu,
+    lu_factor,
+    lu_factor_ex,
+    lu_solve,
+    matrix_exp,
+    solve_ex,
+    solve_triangular,
+    vander,
+)
+
+__all__ += [
+    "cholesky_ex",
+    "inv_ex",
+    "lu",
+    "lu_factor",
+    "lu_factor_ex",
+    "lu_solve",
+    "matrix_exp",
+    "solve_ex",
+    "solve_triangular",
+    "vander",
+]

@@ -142,8 +142,10 @@ from ._loss import (
 from ._module import Module
 from ._parameter import Parameter
 from ._recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
+from ._syncbn import SyncBatchNorm
 
 __all__ = [
+    "SyncBatchNorm",
     "BatchNorm2d",
     "BatchNorm3d",
     "Dropout2d",
