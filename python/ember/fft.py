@@ -242,11 +242,105 @@ def _compose(x, steps, norm, conj_in, conj_out):
 
 def _run(x, steps, norm, conj_in=False, conj_out=False):
     if x.requires_grad and _core._is_grad_enabled():
-        # No backward formula yet: the result's backward raises instead of being silently zero.
-        with _no_grad():
-            out = _run(x, steps, norm, conj_in, conj_out)
-        return _core._not_implemented("ember.fft", [x], [out])[0]
+        return _steps_function().apply(x, tuple(steps), norm, conj_in, conj_out)
     return _compose(x, steps, norm, conj_in, conj_out)
+
+
+# ---- gradients: every transform is linear; its backward is the adjoint of its steps -----------
+
+_STEPS_FN = []
+
+
+def _steps_function():
+    """The autograd Function of a step sequence (made on first use: ember.autograd imports this
+    module's package)."""
+    if not _STEPS_FN:
+        from .autograd import Function
+
+        class FFTSteps(Function):
+            @staticmethod
+            def forward(ctx, x, steps, norm, conj_in, conj_out):
+                ctx.meta = (_trace_steps(x, steps, norm), conj_in, conj_out, x.dtype)
+                with _no_grad():
+                    return _compose(x, steps, norm, conj_in, conj_out)
+
+            @staticmethod
+            def backward(ctx, g):
+                trace, conj_in, conj_out, dtype = ctx.meta
+                return _adjoint(g, trace, conj_in, conj_out, dtype), None, None, None, None
+
+        _STEPS_FN.append(FFTSteps)
+    return _STEPS_FN[0]
+
+
+def _trace_steps(x, steps, norm):
+    """Per step: (kind, n, axis, inverse, input length, input dtype name, factor)."""
+    shape, t = list(x.shape), x.dtype.name
+    cpu = x.device.type == "cpu"
+    out = []
+    for kind, n, axis, inverse in steps:
+        out.append((kind, n, axis, inverse, shape[axis], t, _factor(norm, n, inverse, t)))
+        shape[axis] = n // 2 + 1 if kind == "r2c" else n
+        t = _dtypes(kind, t, cpu)[1]
+    return out
+
+
+def _fit(g, m):
+    """g's last axis cropped or zero-padded to m (the adjoint of the step's own pad or crop)."""
+    n = g.shape[-1]
+    if n == m:
+        return g
+    if n > m:
+        return g[..., :m]
+    from ._joining import concat
+
+    pad = _core.zeros((*g.shape[:-1], m - n), dtype=g.dtype, device=g.device)
+    return concat([g, pad], axis=-1)
+
+
+def _half_weights(n, like, interior):
+    """Weights of the n//2+1 bins of a real transform: `interior` inside, 1 at DC (and at the
+    Nyquist bin for even n)."""
+    w = _np.full(n // 2 + 1, interior)
+    w[0] = 1.0
+    if n % 2 == 0:
+        w[-1] = 1.0
+    return asarray(w, device=like.device).astype(
+        "float32" if like.dtype.name in ("complex64", "float32") else "float64"
+    )
+
+
+def _adjoint(g, trace, conj_in, conj_out, dtype):
+    """The gradient of a step sequence (PyTorch's convention for complex values: the adjoint,
+    x_bar = A^H y_bar): the steps' adjoints in reverse, each with the forward step's factor; a
+    c2c step's is the opposite-direction c2c, an r2c step's a c2r of the bins weighted
+    (1 at DC and Nyquist, 1/2 inside), a c2r step's an r2c weighted (1, 2 inside)."""
+    if conj_out:
+        g = _core.conj(g)
+    for kind, n, axis, inverse, m, t, factor in reversed(trace):
+        last = g.ndim - 1
+        if axis != last:
+            g = _core.swapaxes(g, axis, last)
+        single = t in _SINGLE or t == "complex64"
+        ct = "complex64" if single else "complex128"
+        if kind == "c2c":
+            g = _core._fft_last_axis(g.astype(ct), "c2c", n, not inverse, factor)
+            g = _fit(g, m)
+            if not t.startswith("complex"):
+                g = _core.real(g)
+        elif kind == "r2c":
+            gw = g.astype(ct) * _half_weights(n, g.astype(ct), 0.5)
+            g = _fit(_core._fft_last_axis(gw, "c2r", n, True, factor), m)
+        else:  # c2r: real n from complex n//2+1 (the input cropped or padded to it)
+            rt = "float32" if single else "float64"
+            h = _core._fft_last_axis(g.astype(rt), "r2c", n, False, factor)
+            g = _fit(h * _half_weights(n, h, 2.0), m)
+        g = g.astype(t if t in ("float32", "float64", "complex64", "complex128") else g.dtype)
+        if axis != last:
+            g = _core.swapaxes(g, axis, last)
+    if conj_in:
+        g = _core.conj(g)
+    return g.astype(dtype) if g.dtype != dtype else g
 
 
 class _no_grad:

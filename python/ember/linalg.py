@@ -167,15 +167,6 @@ def _lu(a, who):
     return lu, ipiv, info
 
 
-def _needs_grad(*arrays):
-    """Whether a factorization must be differentiable: the C++ factorizations record no
-    derivative, so solve/inv/det/slogdet/cholesky go through _torch_linalg's autograd
-    Functions (their backward formulas) when an input requires grad."""
-    return _core._is_grad_enabled() and any(
-        isinstance(x, _core.ndarray) and x.requires_grad for x in arrays
-    )
-
-
 def _perm_sign(ipiv, dtype):
     """(-1)^(number of row swaps) of getrf's pivots, per matrix, in ``dtype``."""
     n = ipiv.shape[-1]
@@ -787,8 +778,11 @@ def tensorsolve(a, b, axes=None):
     return x.reshape(rest)
 
 
-# PyTorch's torch.linalg names that NumPy's linalg lacks (ember/_torch_linalg.py).
-from ._torch_linalg import (  # noqa: E402
+# PyTorch's torch.linalg names that NumPy's linalg lacks (ember/_torch_linalg.py). The C++
+# factorizations record no derivative: solve/inv/det/slogdet/cholesky use its autograd Functions
+# when an input requires grad (_needs_grad).
+from ._torch_linalg import _graph as _needs_grad  # noqa: E402
+from ._torch_linalg import (  # noqa: E402  # noqa: E402
     cholesky_ex,
     inv_ex,
     lu,
@@ -801,15 +795,5 @@ from ._torch_linalg import (  # noqa: E402
     vander,
 )
 
-__all__ += [
-    "cholesky_ex",
-    "inv_ex",
-    "lu",
-    "lu_factor",
-    "lu_factor_ex",
-    "lu_solve",
-    "matrix_exp",
-    "solve_ex",
-    "solve_triangular",
-    "vander",
-]
+__all__ += ["cholesky_ex", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve"]
+__all__ += ["matrix_exp", "solve_ex", "solve_triangular", "vander"]
