@@ -412,3 +412,33 @@ def test_set_output_pandas_of_ember_arrays(device):
     got = preprocessing.MinMaxScaler().set_output(transform="pandas").fit_transform(x)
     assert isinstance(got, pd.DataFrame) and list(got.columns) == ["x0", "x1", "x2"]
     np.testing.assert_allclose(got.to_numpy()[:, 0], [0, 1 / 3, 2 / 3, 1])
+
+
+def test_pipeline_feature_names_and_log_metrics():
+    import pandas as pd
+    import pytest
+    from ember.ml import compose, impute, metrics, pipeline, preprocessing
+    from sklearn import metrics as skm
+
+    df = pd.DataFrame({"a": [1.0, np.nan, 3.0, 4.0], "b": [0.5, 1.5, 2.5, 3.5]})
+    ct = compose.ColumnTransformer(
+        [
+            (
+                "num",
+                pipeline.make_pipeline(impute.SimpleImputer(), preprocessing.StandardScaler()),
+                ["a", "b"],
+            )
+        ]
+    )
+    ct.fit(df)
+    assert list(ct.get_feature_names_out()) == ["num__a", "num__b"]
+    y, p = np.array([0.5, 1.0, 3.0, 7.0]), np.array([0.4, 1.5, 2.0, 8.0])
+    assert metrics.max_error(y, p) == skm.max_error(y, p)
+    np.testing.assert_allclose(
+        metrics.mean_squared_log_error(y, p), skm.mean_squared_log_error(y, p)
+    )
+    np.testing.assert_allclose(
+        metrics.root_mean_squared_log_error(y, p), skm.root_mean_squared_log_error(y, p)
+    )
+    with pytest.raises(ValueError, match="less than or equal to -1"):
+        metrics.mean_squared_log_error([-2.0, 1.0], [1.0, 1.0])

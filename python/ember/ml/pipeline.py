@@ -153,6 +153,21 @@ class Pipeline(BaseEstimator):
         last = self._final_estimator
         return Xt if last == "passthrough" else last.transform(Xt)
 
+    def get_feature_names_out(self, input_features=None):
+        """The names out of the last transforming step, each step fed the previous step's
+        (scikit-learn's ``Pipeline.get_feature_names_out``)."""
+        names = input_features
+        for name, step in self.steps:
+            if step in (None, "passthrough"):
+                continue
+            if not hasattr(step, "get_feature_names_out"):
+                raise AttributeError(
+                    f"Estimator {name} does not provide get_feature_names_out. Did you mean "
+                    "to call pipeline[:-1].get_feature_names_out()?"
+                )
+            names = step.get_feature_names_out(names)
+        return names
+
     def score(self, X, y=None, sample_weight=None):
         Xt = self._transform_upto_last(X)
         kw = {} if sample_weight is None else {"sample_weight": sample_weight}

@@ -28,3 +28,7 @@ __all__ = [
     "get_bin_seeds",
     "kmeans_plusplus",
 ]
+
+from ._affinity_propagation import AffinityPropagation, affinity_propagation  # noqa: E402
+
+__all__ += ["AffinityPropagation", "affinity_propagation"]

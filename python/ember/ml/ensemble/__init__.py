@@ -41,3 +41,6 @@ from ._iforest import IsolationForest  # noqa: E402
 from ._weight_boosting import AdaBoostClassifier, AdaBoostRegressor  # noqa: E402
 
 __all__ += ["AdaBoostClassifier", "AdaBoostRegressor", "IsolationForest"]
+from ._stacking import StackingClassifier, StackingRegressor  # noqa: E402
+
+__all__ += ["StackingClassifier", "StackingRegressor"]

@@ -28,3 +28,7 @@ __all__ = [
     "mutual_info_regression",
     "r_regression",
 ]
+
+from ._rfecv import RFECV, SequentialFeatureSelector  # noqa: E402
+
+__all__ += ["RFECV", "SequentialFeatureSelector"]

@@ -28,6 +28,26 @@ from ._univariate import _Selector
 __all__ = ["RFE"]
 
 
+class _IfEstimatorHas:
+    """A method that exists only when the (fitted, else given) estimator has it, so that
+    ``hasattr(rfe, 'predict_proba')`` follows the wrapped estimator as in scikit-learn."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.fn
+        inner = obj.__dict__.get("estimator_", obj.estimator)
+        if not hasattr(inner, self.fn.__name__):
+            raise AttributeError(
+                f"This {type(obj).__name__!r} has no attribute {self.fn.__name__!r}: its "
+                f"estimator {type(inner).__name__} does not have it"
+            )
+        return self.fn.__get__(obj, owner)
+
+
 class RFE(_Selector):
     """Feature ranking with recursive feature elimination."""
 
@@ -85,7 +105,7 @@ class RFE(_Selector):
             est = clone(self.estimator)
             est.fit(self._sub(Xa, features, kind), y, **fit_params)
             imp = _get_importances(est, self.importance_getter, "square", who="RFE")
-            ranks = np.ravel(np.argsort(imp))
+            ranks = np.ravel(np.argsort(imp, kind="stable"))
             cut = min(step, int(support.sum()) - nsel)
             support[features[ranks][:cut]] = False
             ranking[~support] += 1
@@ -104,19 +124,29 @@ class RFE(_Selector):
         check_is_fitted(self, "support_")
         return self.transform(X)
 
+    @_IfEstimatorHas
     def predict(self, X):
         """The estimator's prediction on the selected features."""
-        return self.estimator_.predict(self._reduced(X))
+        Xr = self._reduced(X)  # NotFittedError before estimator_ is read
+        return self.estimator_.predict(Xr)
 
+    @_IfEstimatorHas
     def score(self, X, y, **kw):
         """The estimator's score on the selected features."""
-        return self.estimator_.score(self._reduced(X), y, **kw)
+        Xr = self._reduced(X)
+        return self.estimator_.score(Xr, y, **kw)
 
+    @_IfEstimatorHas
     def decision_function(self, X):
-        return self.estimator_.decision_function(self._reduced(X))
+        Xr = self._reduced(X)  # NotFittedError before estimator_ is read
+        return self.estimator_.decision_function(Xr)
 
+    @_IfEstimatorHas
     def predict_proba(self, X):
-        return self.estimator_.predict_proba(self._reduced(X))
+        Xr = self._reduced(X)  # NotFittedError before estimator_ is read
+        return self.estimator_.predict_proba(Xr)
 
+    @_IfEstimatorHas
     def predict_log_proba(self, X):
-        return self.estimator_.predict_log_proba(self._reduced(X))
+        Xr = self._reduced(X)  # NotFittedError before estimator_ is read
+        return self.estimator_.predict_log_proba(Xr)

@@ -34,3 +34,11 @@ __all__ = [
     "SGDRegressor",
     "ridge_regression",
 ]
+
+from ._glm import GammaRegressor, PoissonRegressor, TweedieRegressor  # noqa: E402
+
+__all__ += ["GammaRegressor", "PoissonRegressor", "TweedieRegressor"]
+
+from ._quantile import QuantileRegressor  # noqa: E402
+
+__all__ += ["QuantileRegressor"]

@@ -4,6 +4,15 @@ from __future__ import annotations
 
 from ._classification import classification_report, precision_recall_fscore_support
 from ._cluster import silhouette_samples, silhouette_score
+from ._cluster_more import (
+    calinski_harabasz_score,
+    completeness_score,
+    davies_bouldin_score,
+    fowlkes_mallows_score,
+    homogeneity_completeness_v_measure,
+    homogeneity_score,
+    v_measure_score,
+)
 from ._more import (
     adjusted_mutual_info_score,
     adjusted_rand_score,
@@ -18,6 +27,29 @@ from ._more import (
     precision_recall_curve,
     top_k_accuracy_score,
 )
+from ._ranking_more import (
+    brier_score_loss,
+    coverage_error,
+    dcg_score,
+    det_curve,
+    hamming_loss,
+    hinge_loss,
+    jaccard_score,
+    label_ranking_average_precision_score,
+    ndcg_score,
+    zero_one_loss,
+)
+from ._regression_more import (
+    d2_absolute_error_score,
+    d2_pinball_score,
+    d2_tweedie_score,
+    max_error,
+    mean_gamma_deviance,
+    mean_pinball_loss,
+    mean_poisson_deviance,
+    mean_tweedie_deviance,
+    median_absolute_error,
+)
 from ._scorer import check_scoring, get_scorer, get_scorer_names, make_scorer
 from ._scores import (
     accuracy_score,
@@ -27,12 +59,14 @@ from ._scores import (
     f1_score,
     mean_absolute_error,
     mean_squared_error,
+    mean_squared_log_error,
     precision_score,
     r2_score,
     recall_score,
     roc_auc_score,
     roc_curve,
     root_mean_squared_error,
+    root_mean_squared_log_error,
 )
 from .pairwise import (
     cosine_distances,
@@ -65,6 +99,8 @@ __all__ = [
     "manhattan_distances",
     "matthews_corrcoef",
     "mean_absolute_error",
+    "mean_squared_log_error",
+    "root_mean_squared_log_error",
     "mean_absolute_percentage_error",
     "mean_squared_error",
     "mutual_info_score",
@@ -81,4 +117,30 @@ __all__ = [
     "silhouette_samples",
     "silhouette_score",
     "top_k_accuracy_score",
+    "brier_score_loss",
+    "calinski_harabasz_score",
+    "completeness_score",
+    "coverage_error",
+    "d2_absolute_error_score",
+    "d2_pinball_score",
+    "d2_tweedie_score",
+    "davies_bouldin_score",
+    "dcg_score",
+    "det_curve",
+    "fowlkes_mallows_score",
+    "hamming_loss",
+    "hinge_loss",
+    "homogeneity_completeness_v_measure",
+    "homogeneity_score",
+    "jaccard_score",
+    "label_ranking_average_precision_score",
+    "mean_gamma_deviance",
+    "mean_pinball_loss",
+    "mean_poisson_deviance",
+    "mean_tweedie_deviance",
+    "max_error",
+    "median_absolute_error",
+    "ndcg_score",
+    "v_measure_score",
+    "zero_one_loss",
 ]

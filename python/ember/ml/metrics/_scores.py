@@ -313,6 +313,35 @@ def root_mean_squared_error(y_true, y_pred, *, sample_weight=None, multioutput="
     return _multi(xp.sqrt(_wmean((a - b) ** 2, w, xp)), multioutput, xp)
 
 
+def _log1p_pair(y_true, y_pred, who, name):
+    a, b, xp = _reg(y_true, y_pred, who)
+    if bool(xp.any(a <= -1)) or bool(xp.any(b <= -1)):  # host reads: scikit-learn's check
+        raise ValueError(
+            f"{name} cannot be used when targets contain values less than or equal to -1."
+        )
+    return xp.log1p(a), xp.log1p(b), xp
+
+
+def mean_squared_log_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average"):
+    """Mean squared error of log(1 + y)."""
+    a, b, xp = _log1p_pair(
+        y_true, y_pred, "mean_squared_log_error", "Mean Squared Logarithmic Error"
+    )
+    w = _weights(sample_weight, a.shape[0], xp, a)
+    return _multi(_wmean((a - b) ** 2, w, xp), multioutput, xp)
+
+
+def root_mean_squared_log_error(
+    y_true, y_pred, *, sample_weight=None, multioutput="uniform_average"
+):
+    """Square root of the mean squared error of log(1 + y) (per output, then averaged)."""
+    a, b, xp = _log1p_pair(
+        y_true, y_pred, "root_mean_squared_log_error", "Root Mean Squared Logarithmic Error"
+    )
+    w = _weights(sample_weight, a.shape[0], xp, a)
+    return _multi(xp.sqrt(_wmean((a - b) ** 2, w, xp)), multioutput, xp)
+
+
 def mean_absolute_error(y_true, y_pred, *, sample_weight=None, multioutput="uniform_average"):
     """Mean of absolute errors."""
     a, b, xp = _reg(y_true, y_pred, "mean_absolute_error")

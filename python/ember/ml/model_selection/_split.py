@@ -27,9 +27,22 @@ def _num_samples(x):
     raise TypeError(f"Expected sequence or array-like, got {type(x).__name__}")
 
 
-def _permutation(random_state, n):
+def _np_rng(random_state):
+    """A NumPy RandomState seeded as scikit-learn's ``check_random_state`` seeds it, so the
+    shuffled splits equal scikit-learn's (split indices are host bookkeeping)."""
+    if random_state is None:
+        return np.random.mtrand._rand
+    if isinstance(random_state, np.random.RandomState):
+        return random_state
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        return np.random.RandomState(int(random_state))
+    # An ember or NumPy Generator: one draw from it seeds the host permutations.
     rng = check_random_state(random_state)
-    return ember.asnumpy(rng.permutation(n)).astype(np.int64)
+    return np.random.RandomState(int(ember.asnumpy(rng.integers(0, 2**31 - 1, size=1))[0]))
+
+
+def _permutation(random_state, n):
+    return _np_rng(random_state).permutation(n).astype(np.int64)
 
 
 def _safe_index(x, idx):
@@ -111,33 +124,10 @@ def train_test_split(
 
 
 def _stratified_split(y, n_train, n_test, random_state):
-    yh = ember.asnumpy(y) if is_ember(y) else np.asarray(y)
-    classes, yi = np.unique(yh, return_inverse=True)
-    counts = np.bincount(yi)
-    if counts.min() < 2:
-        raise ValueError(
-            "The least populated class in y has only 1 member, which is too few. The minimum "
-            "number of groups for any class cannot be less than 2."
-        )
-    rng = check_random_state(random_state)
-    seed = int(ember.asnumpy(rng.integers(0, 2**31 - 1, size=1))[0])
-    g = np.random.default_rng(seed)
-    # Test counts per class proportional to the class sizes (largest remainders).
-    exact = counts * n_test / len(yh)
-    t = np.floor(exact).astype(int)
-    rem = n_test - t.sum()
-    order = np.argsort(-(exact - t), kind="stable")
-    t[order[:rem]] += 1
-    train, test = [], []
-    for k in range(len(classes)):
-        idx = np.nonzero(yi == k)[0]
-        idx = idx[g.permutation(len(idx))]
-        test.append(idx[: t[k]])
-        train.append(idx[t[k] :])
-    test = np.concatenate(test)
-    train = np.concatenate(train)
-    train = train[g.permutation(len(train))][:n_train]
-    return train, g.permutation(test)
+    from ._split_more import StratifiedShuffleSplit
+
+    cv = StratifiedShuffleSplit(test_size=n_test, train_size=n_train, random_state=random_state)
+    return next(cv.split(np.zeros(_num_samples(y)), y))
 
 
 class KFold:
@@ -170,7 +160,9 @@ class KFold:
                 f"Cannot have number of splits n_splits={self.n_splits} greater than the "
                 f"number of samples: n_samples={n}."
             )
-        idx = _permutation(self.random_state, n) if self.shuffle else np.arange(n)
+        idx = np.arange(n)
+        if self.shuffle:
+            _np_rng(self.random_state).shuffle(idx)
         sizes = np.full(self.n_splits, n // self.n_splits, dtype=int)
         sizes[: n % self.n_splits] += 1
         cur = 0
@@ -219,10 +211,7 @@ class StratifiedKFold(KFold):
             [np.bincount(y_order[i :: self.n_splits], minlength=K) for i in range(self.n_splits)]
         )
         fold = np.empty(n, dtype=int)
-        g = None
-        if self.shuffle:
-            rng = check_random_state(self.random_state)
-            g = np.random.default_rng(int(ember.asnumpy(rng.integers(0, 2**31 - 1, size=1))[0]))
+        g = _np_rng(self.random_state) if self.shuffle else None
         for k in range(K):
             f = np.arange(self.n_splits).repeat(alloc[:, k])
             if g is not None:
@@ -255,7 +244,7 @@ class ShuffleSplit:
     def split(self, X, y=None, groups=None):
         n = _num_samples(X)
         n_train, n_test = _split_sizes(n, self.test_size, self.train_size, default_test=0.1)
-        rng = check_random_state(self.random_state)
+        rng = _np_rng(self.random_state)
         for _ in range(self.n_splits):
-            perm = ember.asnumpy(rng.permutation(n)).astype(np.int64)
+            perm = rng.permutation(n).astype(np.int64)
             yield perm[n_test : n_test + n_train], perm[:n_test]

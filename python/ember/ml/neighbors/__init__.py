@@ -14,3 +14,8 @@ __all__ = [
     "RadiusNeighborsClassifier",
     "RadiusNeighborsRegressor",
 ]
+
+from ._lof import LocalOutlierFactor  # noqa: E402
+from ._nearest_centroid import NearestCentroid  # noqa: E402
+
+__all__ += ["LocalOutlierFactor", "NearestCentroid"]

@@ -37,3 +37,7 @@ __all__ = [
     "quantile_transform",
     "scale",
 ]
+
+from ._multilabel import MultiLabelBinarizer  # noqa: E402
+
+__all__ += ["MultiLabelBinarizer"]

@@ -15,3 +15,7 @@ __all__ = [
     "ExtraTreeClassifier",
     "ExtraTreeRegressor",
 ]
+
+from ._export import export_text  # noqa: E402
+
+__all__ += ["export_text"]

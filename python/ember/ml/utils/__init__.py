@@ -24,3 +24,7 @@ __all__ = [
     "resample",
     "shuffle",
 ]
+
+from . import class_weight  # noqa: E402
+
+__all__ += ["class_weight"]
