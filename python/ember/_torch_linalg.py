@@ -716,3 +716,42 @@ def vander(x, *, N=None):  # noqa: N803
     for _ in range(N - 1):
         cols.append(cols[-1] * x)
     return _stack(cols, axis=-1)
+
+
+# ---- Hermitian eigendecomposition ----------------------------------------------------------------
+
+
+class _Eigh(Function):
+    """(w, V) of a Hermitian A (its lower triangle read); backward (PyTorch's, with the gauge
+    projection): gA = V (diag(gw) + skew(V^H gV) / 2 / E) V^H, E_ij = w_j - w_i (i != j). Equal
+    eigenvalues make E zero there: the gradient is then inf/NaN, as PyTorch's."""
+
+    @staticmethod
+    def forward(ctx, a):
+        v, _, _, w, _, _, info = _core._factorize("eigh", a, vectors=True)
+        ctx.save_for_backward(w, v)
+        ctx.mark_non_differentiable(info)
+        return w, v, info
+
+    @staticmethod
+    def backward(ctx, gw, gv, _ginfo):
+        w, v = ctx.saved_tensors
+        n = w.shape[-1]
+        eye = _core.eye(n, dtype=w.dtype, device=w.device)
+        if gv is not None:
+            x = _mH(v) @ gv
+            x = (x - _mH(x)) * 0.5
+            e = _core.expand_dims(w, -2) - _core.expand_dims(w, -1)  # e[i, j] = w_j - w_i
+            g = x / (e + eye)  # the diagonal of the skew part is 0: any nonzero divisor
+            g = g - g * eye.astype(g.dtype)
+        else:
+            g = _core.zeros((*w.shape, n), dtype=v.dtype, device=v.device)
+        if gw is not None:
+            g = g + _core.expand_dims(gw, -1) * eye.astype(g.dtype)
+        return (v @ g @ _mH(v),)
+
+
+def eigh_differentiable(src):
+    """(w, V, info) of Hermitian ``src`` as an autograd node (ember.linalg.eigh's path when an
+    input requires grad)."""
+    return _Eigh.apply(src)

@@ -159,8 +159,6 @@ def _conj_t(a):
 
 def _lu(a, who):
     if _needs_grad(a):  # the LU factor as an autograd node (ember/_torch_linalg.py)
-        from ._torch_linalg import _LUFactor
-
         lu, ipiv, info = _LUFactor.apply(a)
         return lu, ipiv, info
     lu, ipiv, _, _, _, _, info = _factorize("lu", a)
@@ -199,8 +197,6 @@ def slogdet(a, /):
 
 def _solve_lu(a, b, who):
     if _needs_grad(a, b):
-        from ._torch_linalg import _Solve
-
         x, info = _Solve.apply(a, b)
         if _failed(info):
             raise LinAlgError(f"{who}: Singular matrix")
@@ -290,8 +286,6 @@ def cholesky(a, /, *, upper=False):
     if a.size == 0:
         return _core.zeros(a.shape, dtype=a.dtype, device=a.device)
     if _needs_grad(a):
-        from ._torch_linalg import _chol_raw, _Cholesky
-
         _, info = _chol_raw(a.detach())
         if _failed(info):
             raise LinAlgError(f"{who}: Matrix is not positive definite")
@@ -361,7 +355,10 @@ def _eigh(a, uplo, vectors, who):
         return EighResult(w, _core.zeros(a.shape, dtype=a.dtype, device=a.device)) if vectors else w
     # The upper triangle of a Hermitian matrix is the lower one of its conjugate transpose.
     src = _conj_t(a) if uplo == "U" else a
-    v, _, _, w, _, _, info = _factorize("eigh", src, vectors=vectors)
+    if _needs_grad(a):
+        w, v, info = _eigh_grad(src)
+    else:
+        v, _, _, w, _, _, info = _factorize("eigh", src, vectors=vectors)
     if _failed(info):
         raise LinAlgError(f"{who}: Eigenvalues did not converge")
     del n
@@ -778,11 +775,13 @@ def tensorsolve(a, b, axes=None):
     return x.reshape(rest)
 
 
-# PyTorch's torch.linalg names that NumPy's linalg lacks (ember/_torch_linalg.py). The C++
-# factorizations record no derivative: solve/inv/det/slogdet/cholesky use its autograd Functions
-# when an input requires grad (_needs_grad).
-from ._torch_linalg import _graph as _needs_grad  # noqa: E402
-from ._torch_linalg import (  # noqa: E402  # noqa: E402
+# PyTorch's names NumPy's linalg lacks, and the autograd Functions solve/inv/det/slogdet/
+# cholesky/eigh use when an input requires grad (the C++ factorizations record no derivative).
+from ._torch_linalg import (  # noqa: E402
+    _chol_raw,
+    _Cholesky,
+    _LUFactor,
+    _Solve,
     cholesky_ex,
     inv_ex,
     lu,
@@ -794,6 +793,8 @@ from ._torch_linalg import (  # noqa: E402  # noqa: E402
     solve_triangular,
     vander,
 )
+from ._torch_linalg import _graph as _needs_grad  # noqa: E402
+from ._torch_linalg import eigh_differentiable as _eigh_grad  # noqa: E402
 
 __all__ += ["cholesky_ex", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve"]
 __all__ += ["matrix_exp", "solve_ex", "solve_triangular", "vander"]

@@ -713,3 +713,22 @@ def test_public_linalg_is_differentiable(name, device):
     np.testing.assert_allclose(em.asnumpy(x.grad), want, rtol=1e-5, atol=1e-6)
     with em.no_grad():  # the plain path is unchanged
         np.testing.assert_allclose(float(em.asnumpy(f_em(e(a0)))), f_np(a0), rtol=1e-10)
+
+
+def test_eigh_is_differentiable(device):
+    rng = np.random.default_rng(1)
+    x0, w_out, wv = rng.normal(size=(4, 4)), rng.normal(size=(4, 4)), rng.normal(size=4)
+
+    def f_np(x):
+        w, v = np.linalg.eigh(x + x.T)
+        return float((w * wv).sum() + (v * np.sign(v[:1, :]) * w_out).sum())
+
+    x = em.asarray(x0, device=device).requires_grad_()
+    w, v = em.linalg.eigh(x + x.T)
+    sign = em.sign(v[:1, :]).detach()  # the eigenvectors' gauge, fixed as in f_np
+    e = lambda a: em.asarray(a, device=device)  # noqa: E731
+    ((w * e(wv)).sum() + (v * sign * e(w_out)).sum()).backward()
+    np.testing.assert_allclose(em.asnumpy(x.grad), _central_difference(f_np, x0), atol=1e-6)
+    x.grad = None
+    em.linalg.eigvalsh(x + x.T).sum().backward()  # d trace / dx = 2 I
+    np.testing.assert_allclose(em.asnumpy(x.grad), 2 * np.eye(4), atol=1e-12)
