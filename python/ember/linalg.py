@@ -414,7 +414,7 @@ def svd(a, /, full_matrices=True, compute_uv=True, hermitian=False):
             )
 
         return SVDResult(side(m), s, side(n))
-    _, _, _, s, u, vt, info = _factorize("svd", a, vectors=True, full=bool(full_matrices))
+    s, u, vt, info = _svd_factor(a, full_matrices)
     if _failed(info):
         raise LinAlgError(f"{who}: SVD did not converge")
     return SVDResult(u, s, vt)
@@ -427,7 +427,7 @@ def svdvals(x, /):
     k = min(a.shape[-2], a.shape[-1])
     if k == 0 or a.size == 0:
         return _core.zeros((*a.shape[:-2], k), dtype=_real_dtype(a.dtype), device=a.device)
-    _, _, _, s, _, _, info = _factorize("svd", a, vectors=False)
+    s, info = _svdvals_factor(a)
     if _failed(info):
         raise LinAlgError(f"{who}: SVD did not converge")
     return s
@@ -775,8 +775,8 @@ def tensorsolve(a, b, axes=None):
     return x.reshape(rest)
 
 
-# PyTorch's names NumPy's linalg lacks, and the autograd Functions solve/inv/det/slogdet/
-# cholesky/eigh use when an input requires grad (the C++ factorizations record no derivative).
+# PyTorch's names NumPy's linalg lacks, and the autograd paths of solve/inv/det/slogdet/cholesky/
+# eigh/svd (the C++ factorizations record no derivative).
 from ._torch_linalg import (  # noqa: E402
     _chol_raw,
     _Cholesky,
@@ -794,7 +794,7 @@ from ._torch_linalg import (  # noqa: E402
     vander,
 )
 from ._torch_linalg import _graph as _needs_grad  # noqa: E402
-from ._torch_linalg import eigh_differentiable as _eigh_grad  # noqa: E402
+from ._torch_linalg2 import _eigh_grad, _svd_factor, _svdvals_factor  # noqa: E402
 
 __all__ += ["cholesky_ex", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve"]
 __all__ += ["matrix_exp", "solve_ex", "solve_triangular", "vander"]

@@ -732,3 +732,36 @@ def test_eigh_is_differentiable(device):
     x.grad = None
     em.linalg.eigvalsh(x + x.T).sum().backward()  # d trace / dx = 2 I
     np.testing.assert_allclose(em.asnumpy(x.grad), 2 * np.eye(4), atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)])
+def test_svd_and_what_uses_it_are_differentiable(shape, device):
+    rng = np.random.default_rng(2)
+    x0 = rng.normal(size=shape)
+    k = min(shape)
+    wu, ws, wv = rng.normal(size=(shape[0], k)), rng.normal(size=k), rng.normal(size=(k, shape[1]))
+
+    def gauge(u):  # singular vectors' signs fixed by the first row of U
+        return np.sign(u[:1, :])
+
+    def f_np(x):
+        u, s, vt = np.linalg.svd(x, full_matrices=False)
+        g = gauge(u)
+        return float((u * g * wu).sum() + (s * ws).sum() + (vt * g.T * wv).sum())
+
+    e = lambda a: em.asarray(a, device=device)  # noqa: E731
+    x = e(x0).requires_grad_()
+    u, s, vt = em.linalg.svd(x, full_matrices=False)
+    g = em.sign(u[:1, :]).detach()
+    ((u * g * e(wu)).sum() + (s * e(ws)).sum() + (vt * g.mT * e(wv)).sum()).backward()
+    np.testing.assert_allclose(em.asnumpy(x.grad), _central_difference(f_np, x0), atol=1e-6)
+    wp = e(rng.normal(size=shape[::-1]))
+    for fn in (
+        lambda a: em.linalg.svdvals(a).sum(),
+        lambda a: em.linalg.matrix_norm(a, ord="nuc"),
+        lambda a: (em.linalg.pinv(a) * wp).sum(),
+    ):
+        x.grad = None
+        fn(x).backward()
+        f = lambda a, fn=fn: float(em.asnumpy(fn(e(a))))  # noqa: E731
+        np.testing.assert_allclose(em.asnumpy(x.grad), _central_difference(f, x0), atol=1e-5)
