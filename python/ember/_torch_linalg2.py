@@ -5,7 +5,7 @@ when an input requires grad; the C++ factorizations record no derivative."""
 from __future__ import annotations
 
 from . import _core
-from ._torch_linalg import _graph, _mH
+from ._torch_linalg import _graph, _mH, _tri
 from .autograd import Function
 
 # ---- Hermitian eigendecomposition ----------------------------------------------------------------
@@ -112,3 +112,43 @@ def _svdvals_factor(a):
         return s, info
     _, _, _, s, _, _, info = _core._factorize("svd", a, vectors=False)
     return s, info
+
+
+# ---- QR ------------------------------------------------------------------------------------------
+
+
+class _QR(Function):
+    """(Q, R) of the reduced QR of a real m x n A, m >= n; backward (PyTorch's for m >= n):
+    gA = (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q, copyltu(M) = tril(M, -1) + its
+    transpose + diag(M)."""
+
+    @staticmethod
+    def forward(ctx, a):
+        h, _, tau, *_ = _core._factorize("qr", a)
+        k = a.shape[-1]
+        r = _tri(h[..., :k, :], False)
+        q = _core._factorize("qr_q", h, tau=tau, full=False)[0]
+        ctx.save_for_backward(q, r)
+        return q, r
+
+    @staticmethod
+    def backward(ctx, gq, gr):
+        from ._torch_linalg import _trisolve
+
+        q, r = ctx.saved_tensors
+        m = _core.zeros(r.shape, dtype=r.dtype, device=r.device)
+        if gr is not None:
+            m = m + r @ _mH(gr)
+        if gq is not None:
+            m = m - _mH(gq) @ q
+        low = _tri(m, True, -1)
+        sym = low + _mH(low) + _tri(_tri(m, True), False)  # copyltu(M)
+        b = q @ sym if gq is None else gq + q @ sym
+        # gA = b R^-T: solve R X^T = b^T (R upper triangular)
+        return (_mH(_trisolve(r, _mH(b), True, False)),)
+
+
+def _qr_grad(a, mode):
+    """ember.linalg.qr's autograd path: reduced or r mode of a real matrix with m >= n."""
+    q, r = _QR.apply(a)
+    return r if mode == "r" else (q, r)

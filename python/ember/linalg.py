@@ -299,8 +299,7 @@ def cholesky(a, /, *, upper=False):
 
 
 def qr(a, /, mode="reduced"):
-    """QR factorization: mode ``"reduced"`` (Q m x k, R k x n, k = min(m, n)), ``"complete"``
-    (Q m x m, R m x n), ``"r"`` (R only) or ``"raw"`` (LAPACK's (h, tau), h transposed)."""
+    """QR: mode "reduced" (Q m x k, R k x n), "complete", "r" or "raw" (h transposed, tau)."""
     who = "ember.linalg.qr"
     if mode not in ("reduced", "complete", "r", "raw"):
         raise ValueError(f"{who}: Unrecognized mode '{mode}'")
@@ -324,6 +323,8 @@ def qr(a, /, mode="reduced"):
             else _core.zeros((*batch, m, 0), dtype=a.dtype, device=a.device)
         )
         return QRResult(q, r)
+    if _needs_grad(a) and mode in ("reduced", "r") and m >= n and a.dtype.kind != "c":
+        return _qr_grad(a, mode) if mode == "r" else QRResult(*_qr_grad(a, mode))
     h, _, tau, *_ = _factorize("qr", a)
     if mode == "raw":
         return matrix_transpose(h), tau
@@ -775,8 +776,7 @@ def tensorsolve(a, b, axes=None):
     return x.reshape(rest)
 
 
-# PyTorch's names NumPy's linalg lacks, and the autograd paths of solve/inv/det/slogdet/cholesky/
-# eigh/svd (the C++ factorizations record no derivative).
+# PyTorch's names; autograd paths (the C++ factorizations record no derivative).
 from ._torch_linalg import (  # noqa: E402
     _chol_raw,
     _Cholesky,
@@ -794,7 +794,7 @@ from ._torch_linalg import (  # noqa: E402
     vander,
 )
 from ._torch_linalg import _graph as _needs_grad  # noqa: E402
-from ._torch_linalg2 import _eigh_grad, _svd_factor, _svdvals_factor  # noqa: E402
+from ._torch_linalg2 import _eigh_grad, _qr_grad, _svd_factor, _svdvals_factor  # noqa: E402
 
 __all__ += ["cholesky_ex", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve"]
 __all__ += ["matrix_exp", "solve_ex", "solve_triangular", "vander"]

@@ -765,3 +765,25 @@ def test_svd_and_what_uses_it_are_differentiable(shape, device):
         fn(x).backward()
         f = lambda a, fn=fn: float(em.asnumpy(fn(e(a))))  # noqa: E731
         np.testing.assert_allclose(em.asnumpy(x.grad), _central_difference(f, x0), atol=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (6, 3)])
+def test_qr_is_differentiable(shape, device):
+    rng = np.random.default_rng(3)
+    x0 = rng.normal(size=shape)
+    wq, wr = rng.normal(size=(shape[0], shape[1])), rng.normal(size=(shape[1], shape[1]))
+
+    def f_np(x):
+        q, r = np.linalg.qr(x)
+        g = np.sign(np.diag(r))  # the factorization's gauge, fixed by R's diagonal
+        return float((q * g * wq).sum() + (r * g[:, None] * wr).sum())
+
+    e = lambda a: em.asarray(a, device=device)  # noqa: E731
+    x = e(x0).requires_grad_()
+    q, r = em.linalg.qr(x)
+    g = em.sign(em.diagonal(r)).detach()
+    ((q * g * e(wq)).sum() + (r * g[:, None] * e(wr)).sum()).backward()
+    np.testing.assert_allclose(em.asnumpy(x.grad), _central_difference(f_np, x0), atol=1e-6)
+    x.grad = None
+    (em.linalg.qr(x, mode="r") ** 2).sum().backward()  # |R|^2 = |A|^2: the gradient is 2 A
+    np.testing.assert_allclose(em.asnumpy(x.grad), 2 * x0, atol=1e-9)
