@@ -262,7 +262,9 @@ class FrameMore:
 
 
 def apply_rows(df, func, raw, result_type, args, kwargs):
-    """``DataFrame.apply(func, axis=1)``: one Python call per row, so slow (as pandas'). A frame
+    """``DataFrame.apply(func, axis=1)``: first as array code (``apply_vec.try_rows``: one call
+    with whole columns for a function of the row's fields built of elementwise ops), else one
+    Python call per row, so slow (as pandas'). A frame
     of numeric columns gives each row as a Series on the device (a row of ``df.values``, the
     common dtype, labelled by the column names); other frames are copied to the host once and
     each row is pandas' object row. ``raw=True`` passes the row's array. The results come back
@@ -275,6 +277,12 @@ def apply_rows(df, func, raw, result_type, args, kwargs):
         raise ValueError(
             "invalid value for result_type, must be one of {None, 'reduce', 'broadcast', 'expand'}"
         )
+    if not raw and result_type in (None, "reduce"):
+        from .apply_vec import try_rows
+
+        col = try_rows(df, func, args, kwargs)  # one call over whole columns, when it can be
+        if col is not None:
+            return Series._from_column(col, df.index)
     dev = df.device
     n = len(df)
     labels = df.index.to_pandas().tolist()  # host read: the rows' names
