@@ -84,6 +84,25 @@ def _register_cupy():
         return ember.asarray(data, device=device, **kwargs)
 
 
+def _array_collection_type(meta):
+    from dask._dispatch import get_collection_type
+
+    create = get_collection_type.dispatch(np.ndarray)(meta)
+    if isinstance(create, type):  # dask-expr arrays: the Array class keeps the meta
+        return create
+
+    def create_ember_array(expr):
+        # Dask's builder makes a da.Array from the dtype only (a NumPy meta): the same graph,
+        # with the expression's ember meta
+        arr = create(expr)
+        if isinstance(arr, da.Array) and not isinstance(arr._meta, ndarray):
+            meta = da.utils.meta_from_array(expr._meta, ndim=arr.ndim)
+            arr = da.Array(arr.dask, arr.name, arr.chunks, meta=meta)
+        return arr
+
+    return create_ember_array
+
+
 _registered = False
 
 
@@ -111,4 +130,15 @@ def register():
     to_ember_dispatch.register_lazy("cupy", _register_cupy)
     # Dask's memory accounting (spilling, scheduling) reads sizeof: the chunk's bytes
     sizeof.register(ndarray, lambda x: int(x.nbytes))
+    # the collection of a dask-expr result whose meta is an ember array (``ddf.values``,
+    # ``to_dask_array``) is a dask Array, as for NumPy (else dask-expr makes it a Scalar)
+    try:
+        from dask._dispatch import get_collection_type
+    except ImportError:  # older Dask
+        pass
+    else:
+        get_collection_type.register(ndarray, _array_collection_type)
+    from . import _linalg
+
+    _linalg.register()
     _registered = True

@@ -20,3 +20,8 @@ __all__ = [
     "TruncatedSVD",
     "non_negative_factorization",
 ]
+
+from ._mini_batch_sparse_pca import MiniBatchSparsePCA  # noqa: E402
+from ._sparse_pca import SparsePCA  # noqa: E402
+
+__all__ += ["MiniBatchSparsePCA", "SparsePCA"]

@@ -42,3 +42,11 @@ __all__ += ["GammaRegressor", "PoissonRegressor", "TweedieRegressor"]
 from ._quantile import QuantileRegressor  # noqa: E402
 
 __all__ += ["QuantileRegressor"]
+
+from ._theil_sen import TheilSenRegressor  # noqa: E402
+
+__all__ += ["TheilSenRegressor"]
+
+from ._ransac import RANSACRegressor  # noqa: E402
+
+__all__ += ["RANSACRegressor"]
