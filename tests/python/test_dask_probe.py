@@ -336,7 +336,7 @@ def test_values_and_to_dask_array_are_ember_arrays(device):
     np.testing.assert_allclose(ember.asnumpy(s), PDF[["f", "i"]].to_numpy().sum(axis=0))
 
 
-# Gaps in ember.frame that Dask reaches (strict: these start failing once ember.frame is fixed)
+# Gaps in ember.frame that Dask reached (fixed in the 8th session; they xfail if one reopens)
 FRAME_GAPS = {
     "groupby_std": (
         lambda b, d: _d(b, d).groupby("g").f.std(),

@@ -273,7 +273,33 @@ class DataFrame(FrameMore, FrameMethods, FrameBase):
             object.__setattr__(self, name, value)
 
     def __setitem__(self, key, value):
+        if isinstance(key, DataFrame):  # df[bool_frame] = v: v where the mask is True
+            out = self.mask(key, value)
+            self._data.update(out._data)
+            return None
+        if isinstance(key, (list, pd.Index)) or (isinstance(key, tuple) and key not in self._data):
+            return self._set_columns(list(key), value)
         self._data[key] = self._as_column(value, key)
+
+    def _set_columns(self, keys, value):
+        """``df[["a", "b"]] = value``: a DataFrame's columns by position (rows aligned as a
+        Series' are), one scalar for all, or a 2-D array's columns."""
+        if isinstance(value, DataFrame):
+            if len(value._data) != len(keys):
+                raise ValueError("Columns must be same length as key")
+            cols = [value[c] for c in value._data]
+        elif np.isscalar(value) or value is None:
+            cols = [value] * len(keys)
+        else:
+            arr = value if isinstance(value, _em.ndarray) else np.asarray(value)
+            if arr.ndim != 2 or arr.shape[1] != len(keys):
+                raise ValueError(
+                    f"ember.frame.DataFrame.__setitem__: {len(keys)} columns need a 2-D value "
+                    f"with {len(keys)} columns, got shape {tuple(arr.shape)}"
+                )
+            cols = [arr[:, j] for j in range(len(keys))]
+        for k, v in zip(keys, cols, strict=True):
+            self[k] = v
 
     def _as_column(self, value, key=None):
         from .series import Series

@@ -49,6 +49,28 @@ class FrameMore:
     """Mixed into DataFrame (kept apart so dataframe.py stays short)."""
 
     # ---- row iteration (Python objects: one explicit host copy) ------------------------------
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """A NumPy ufunc of a numeric frame (with scalars: ``np.sqrt(df)``, ``np.power(df, 2)``,
+        as Dask's ``std`` calls it) applied column by column on the device (each column's
+        ``Series.__array_ufunc__``); anything else raises TypeError instead of computing on a
+        host copy."""
+        if (
+            method != "__call__"
+            or kwargs
+            or ufunc.nout != 1
+            or not all(i is self or np.isscalar(i) for i in inputs)
+            or any(c.kind != "num" for c in self._data.values())
+        ):
+            raise TypeError(
+                f"ember.frame.DataFrame: numpy.{ufunc.__name__}.{method} runs on frames of "
+                "numeric columns with scalars only"
+            )
+        from .dataframe import DataFrame
+
+        cols = {k: ufunc(*[self[k] if i is self else i for i in inputs]) for k in self._data}
+        return DataFrame(cols, index=self.index)
+
     def iterrows(self):
         """(label, row) pairs, each row a pandas Series: the frame is copied to the host once
         and iterated there (rows are Python objects; as slow as pandas' iterrows)."""

@@ -85,6 +85,42 @@ class Index:
     def __iter__(self):
         return iter(self.tolist())
 
+    @property
+    def unit(self):
+        """The time unit of a datetime/timedelta index ("ns", "us", "ms", "s"), as pandas'."""
+        from . import dtypes as _dt
+
+        col = self.__dict__.get("_column")
+        if col is None or col.kind != "time":
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute 'unit'")
+        return _dt.time_unit(col.dtype)
+
+    def isin(self, values):
+        """A bool array: which labels are among `values` (pandas' ``Index.isin``)."""
+        from .series import Series
+
+        s = Series._from_column(self._col, RangeIndex(0, len(self), device=self._col.device))
+        return s.isin(values)._col.data
+
+    def get_slice_bound(self, label, side):
+        """pandas' ``Index.get_slice_bound``: the position a label slice starts at (side "left")
+        or stops before ("right"); a label the index lacks needs a sorted index."""
+        if side not in ("left", "right"):
+            raise ValueError(
+                f"Invalid value for side kwarg, must be either 'left' or 'right': {side}"
+            )
+        from .indexing import _bound
+
+        return _bound(self, label, side == "left")
+
+    def slice_locs(self, start=None, end=None, step=None):
+        """pandas' ``Index.slice_locs`` (step 1): (start position, stop position)."""
+        if step not in (None, 1):
+            raise NotImplementedError("ember.frame.Index.slice_locs: a step")
+        lo = 0 if start is None else self.get_slice_bound(start, "left")
+        hi = len(self) if end is None else self.get_slice_bound(end, "right")
+        return lo, max(hi, lo)
+
     def equals(self, other) -> bool:
         if not isinstance(other, Index) or len(self) != len(other):
             return False

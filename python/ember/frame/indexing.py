@@ -7,6 +7,7 @@ import pandas as pd
 
 import ember as _em
 
+from . import dtypes as _dt
 from .column import Column, from_values
 
 
@@ -103,8 +104,8 @@ def loc_rows(obj, key):
         if key.step not in (None, 1):
             raise NotImplementedError("ember.frame.loc: label slices with a step")
         n = len(obj)
-        start = 0 if key.start is None else _first_pos(index, key.start)
-        stop = n if key.stop is None else _last_pos(index, key.stop) + 1
+        start = 0 if key.start is None else _bound(index, key.start, True)
+        stop = n if key.stop is None else _bound(index, key.stop, False)
         return ("slice", start, max(stop, start))
     if _is_bool_like(key):
         return _bool_positions(obj, key, "loc")
@@ -125,6 +126,47 @@ def loc_rows(obj, key):
             )
         return pos
     return _label_positions(index, key)
+
+
+def _bound(index, label, left):
+    """A label slice's start (``left``) or exclusive stop. A label the index lacks is allowed
+    when the index is sorted (pandas' ``slice_locs``): the first position >= it, or past the
+    last position <= it; otherwise KeyError."""
+    try:
+        return _first_pos(index, label) if left else _last_pos(index, label) + 1
+    except KeyError:
+        pos = _sorted_position(index, label, left)
+        if pos is None:
+            raise
+        return pos
+
+
+def _sorted_position(index, label, left):
+    from .index import RangeIndex
+
+    n = len(index)
+    if isinstance(index, RangeIndex):
+        if index.step <= 0 or not isinstance(label, (int, float, np.integer, np.floating)):
+            return None
+        q = (label - index.start) / index.step
+        pos = int(np.ceil(q)) if left else int(np.floor(q)) + 1
+        return min(max(pos, 0), n)
+    col = index._col
+    if col.kind not in ("num", "time") or col.mask is not None or n == 0:
+        return None
+    data = col.data
+    try:
+        if col.kind == "time":
+            v = np.datetime64(pd.Timestamp(label), _dt.time_unit(col.dtype)).astype(np.int64)
+        else:
+            v = np.asarray(label, dtype=np.dtype(col.dtype))
+    except (TypeError, ValueError):
+        return None
+    if n > 1 and not bool(_em.all(data[1:] >= data[:-1])):  # host read: sorted?
+        return None
+    probe = _em.asarray(np.asarray([v]).astype(np.dtype(data.dtype)), device=data.device)
+    side = "left" if left else "right"
+    return int(_em.searchsorted(data, probe, side=side)[0])
 
 
 def _first_pos(index, label):

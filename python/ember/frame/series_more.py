@@ -185,6 +185,23 @@ class SeriesMore:
     def hasnans(self):
         return self._col.has_nulls()
 
+    def reindex(self, index=None, *, fill_value=None):
+        """pandas' ``Series.reindex(index, fill_value=)``: the values at the new labels (a label
+        the index lacks gives null, or ``fill_value``); the index must be unique."""
+        from .align import reindex_column
+        from .index import as_index
+        from .missing import choose, scalar_column
+
+        if index is None:
+            return self.copy()
+        target = as_index(index, self.device)
+        col = reindex_column(self, target, "Series.reindex")
+        if fill_value is not None and not (
+            isinstance(fill_value, float) and fill_value != fill_value
+        ):
+            col = choose(col.valid(), col, scalar_column(fill_value, col))
+        return type(self)._from_column(col, target, self.name)
+
     def combine_first(self, other):
         """Values of this Series, missing ones taken from ``other``, on the union of the labels
         (sorted, as pandas)."""
