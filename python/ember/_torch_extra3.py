@@ -30,6 +30,7 @@ from ._manipulation import moveaxis as _moveaxis
 from ._math import i0 as _i0
 from ._sorting import argsort as _argsort
 from ._torch import ValuesIndices, _arr, _default, _int
+from ._torch_errors import TorchArgumentError as _ArgErr
 from ._torch_extra import cummax as _cummax
 from ._torch_linalg import cholesky_inverse, cholesky_solve
 from ._torch_signal import istft, stft
@@ -102,6 +103,12 @@ def mode(input, dim=-1, keepdim=False, *, out=None):  # noqa: A002
     else:
         values, indices = values[..., 0], indices[..., 0]
     if out is not None:
+        if not (
+            isinstance(out, (tuple, list))
+            and len(out) == 2
+            and all(isinstance(o, _core.ndarray) for o in out)
+        ):
+            raise TypeError(f"{who}: out must be a tuple of two arrays, got {type(out).__name__}")
         out[0][...], out[1][...] = values, indices
         return ValuesIndices(out[0], out[1])
     return ValuesIndices(values, indices)
@@ -146,7 +153,7 @@ def frac(input, *, out=None):  # noqa: A002
     """x - trunc(x), the fractional part with x's sign (floating input only, as PyTorch's)."""
     a = _arr(input, "ember.frac")
     if a.dtype.kind not in "f":
-        raise RuntimeError(f"ember.frac: \"frac_cpu\" not implemented for '{a.dtype.name}'")
+        raise _ArgErr(f"ember.frac: \"frac_cpu\" not implemented for '{a.dtype.name}'")
     r = a - _core.trunc(a)
     if out is not None:
         out[...] = r
@@ -166,18 +173,18 @@ def unflatten(input, dim, sizes):  # noqa: A002
         raise TypeError(f"{who}(): argument 'sizes' must be a tuple of ints, not {sizes!r}")
     sizes = [_int(s, who, "sizes") for s in sizes]
     if not sizes:
-        raise RuntimeError(f"{who}: sizes must be non-empty")
+        raise _ArgErr(f"{who}: sizes must be non-empty")
     if sizes.count(-1) > 1:
-        raise RuntimeError(f"{who}: only one dimension can be inferred")
+        raise _ArgErr(f"{who}: only one dimension can be inferred")
     known = math.prod(s for s in sizes if s != -1)
     if -1 in sizes:
         if known == 0 or x.shape[d] % known:
-            raise RuntimeError(
+            raise _ArgErr(
                 f"{who}: shape {sizes} is invalid for input of size {x.shape[d]} at dim {d}"
             )
         sizes[sizes.index(-1)] = x.shape[d] // known
     elif known != x.shape[d]:
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: Provided sizes {sizes} don't multiply up to the size of dim {dim} "
             f"({x.shape[d]}) in the input tensor"
         )
@@ -202,11 +209,11 @@ def empty_strided(
     size = [_int(s, who, "size") for s in size]
     stride = [_int(s, who, "stride") for s in stride]
     if len(size) != len(stride):
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: mismatch in length of strides and shape ({len(size)} and {len(stride)})"
         )
     if any(s < 0 for s in size) or any(s < 0 for s in stride):
-        raise RuntimeError(f"{who}: sizes and strides must be non-negative, got {size}, {stride}")
+        raise _ArgErr(f"{who}: sizes and strides must be non-negative, got {size}, {stride}")
     extent = (
         0 if 0 in size else 1 + builtins.sum((n - 1) * s for n, s in zip(size, stride, strict=True))
     )
@@ -224,7 +231,7 @@ def empty_strided(
 
 def _common(seq, v, who):
     if seq.device != v.device:
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}(): Expected all tensors to be on the same device, but found {seq.device} and "
             f"{v.device}"
         )
@@ -254,25 +261,25 @@ def _torch_searchsorted(seq, values, side, sorter, right, out_int32, out, who):
     v = _arr(values, who, "input") if not scalar else _core.full((), values, device=seq.device)
     if side is not None:
         if side not in ("left", "right"):
-            raise RuntimeError(f"{who}(): side can only be 'left' or 'right' but got {side!r}")
+            raise _ArgErr(f"{who}(): side can only be 'left' or 'right' but got {side!r}")
         if right and side == "left":
-            raise RuntimeError(
+            raise _ArgErr(
                 f"{who}(): side and right can't be set to opposites, got side of left while "
                 "right was True"
             )
         right = side == "right"
     if seq.ndim == 0:
-        raise RuntimeError(f"{who}(): boundaries tensor should have positive dimension")
+        raise _ArgErr(f"{who}(): boundaries tensor should have positive dimension")
     if sorter is not None:
         sorter = _arr(sorter, who, "sorter")
         if sorter.dtype.kind not in "iu" or tuple(sorter.shape) != tuple(seq.shape):
-            raise RuntimeError(
+            raise _ArgErr(
                 f"{who}(): sorter must be an integer tensor of the sorted_sequence's shape "
                 f"{tuple(seq.shape)}, got {sorter.dtype.name} {tuple(sorter.shape)}"
             )
         seq = _take_along_axis(seq, sorter.astype(_core.int64), axis=-1)
     if seq.ndim > 1 and (v.ndim != seq.ndim or tuple(v.shape[:-1]) != tuple(seq.shape[:-1])):
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
             f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
             f"{list(seq.shape)} and input value tensor {list(v.shape)}"
@@ -330,7 +337,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):  # 
     who = "ember.bucketize"
     b = _arr(boundaries, who, "boundaries")
     if b.ndim != 1:
-        raise RuntimeError(f"{who}(): boundaries tensor must be 1 dimension, but got dim({b.ndim})")
+        raise _ArgErr(f"{who}(): boundaries tensor must be 1 dimension, but got dim({b.ndim})")
     scalar = not isinstance(input, _core.ndarray)
     x = _arr(input, who, "input") if not scalar else _core.full((), input, device=b.device)
     if x.device != b.device:
@@ -379,12 +386,10 @@ def _window(name, length, periodic, dtype, device, requires_grad, f):
     who = f"ember.{name}"
     length = _int(length, who, "window_length")
     if length < 0:
-        raise RuntimeError(
-            f"{name} requires non-negative window_length, got window_length={length}"
-        )
+        raise _ArgErr(f"{name} requires non-negative window_length, got window_length={length}")
     dt = _core.dtype(_default[0] if dtype is None else dtype)
     if dt.kind != "f":
-        raise RuntimeError(f"{name} expects floating point dtypes, got: {dt.name}")
+        raise _ArgErr(f"{name} expects floating point dtypes, got: {dt.name}")
     kw = {} if device is None else {"device": device}
     if length <= 1:
         r = _core.ones((length,), dtype=dt, **kw)

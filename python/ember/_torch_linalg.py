@@ -31,6 +31,7 @@ from ._array import asnumpy as _asnumpy
 from ._indexing import take_along_axis as _take_along_axis
 from ._joining import concat as _concat
 from ._joining import stack as _stack
+from ._torch_errors import TorchArgumentError as _ArgErr
 from .autograd import Function
 
 __all__ = [
@@ -131,16 +132,16 @@ def _matrix(x, who, name="A", square=False):
     if not isinstance(x, _core.ndarray):
         raise TypeError(f"{who}: {name} must be an ember array, got {type(x).__name__}")
     if x.ndim < 2:
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: The input tensor {name} must have at least 2 dimensions, got {x.ndim}"
         )
     if square and x.shape[-1] != x.shape[-2]:
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: {name} must be batches of square matrices, but they are "
             f"{x.shape[-2]} by {x.shape[-1]} matrices"
         )
     if x.dtype.name not in ("float32", "float64", "complex64", "complex128"):
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: Expected a floating point or complex tensor as input. Got {x.dtype.name}"
         )
     return x
@@ -148,12 +149,12 @@ def _matrix(x, who, name="A", square=False):
 
 def _same(a, b, who, na="A", nb="B"):
     if a.dtype != b.dtype:
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: Expected {na} and {nb} to have the same dtype, but found {na} of type "
             f"{a.dtype.name} and {nb} of type {b.dtype.name} instead."
         )
     if a.device != b.device:
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: Expected all tensors to be on the same device, but found {a.device} and "
             f"{b.device}"
         )
@@ -260,11 +261,11 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None): 
     _same(A, B, who)
     upper, unit = builtins.bool(upper), builtins.bool(unitriangular)
     if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"{who}: A must be batches of square matrices, got {tuple(A.shape)}")
+        raise _ArgErr(f"{who}: A must be batches of square matrices, got {tuple(A.shape)}")
     n = A.shape[-1]
     k = B.shape[-2] if left else B.shape[-1]
     if k != n:
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: Incompatible shapes of A and B for the equation "
             f"{'AX = B' if left else 'XA = B'} ({tuple(A.shape)} and {tuple(B.shape)})"
         )
@@ -318,7 +319,7 @@ def solve_ex(A, B, *, left=True, check_errors=False, out=None):  # noqa: N803
     if not left:
         b = _core.matrix_transpose(b)
     if b.ndim < 2 or b.shape[-2] != n:
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: Incompatible shapes of A and B for the equation "
             f"{'AX = B' if left else 'XA = B'} ({tuple(A.shape)} and {tuple(B.shape)})"
         )
@@ -414,7 +415,7 @@ def cholesky_solve(B, L, upper=False, *, out=None):  # noqa: N803
     L = _matrix(L, who, "L", square=True)  # noqa: N806
     _same(B, L, who, "B", "L")
     if B.shape[-2] != L.shape[-1]:
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: Incompatible matrix sizes for cholesky_solve: each L matrix is "
             f"{L.shape[-2]} by {L.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}"
         )
@@ -612,15 +613,15 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):  # noqa: N80
     B = _matrix(B, who, "B")  # noqa: N806
     _same(LU, B, who, "LU", "B")
     if not isinstance(pivots, _core.ndarray) or pivots.dtype.kind not in "iu":
-        raise RuntimeError(f"{who}: pivots should be a tensor of dtype int32")
+        raise _ArgErr(f"{who}: pivots should be a tensor of dtype int32")
     n = LU.shape[-1]
     if tuple(pivots.shape) != (*LU.shape[:-2], n):
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: Expected LU.shape[:-1] and pivots.shape to be the same, got "
             f"{tuple(LU.shape[:-1])} and {tuple(pivots.shape)}"
         )
     if (B.shape[-2] if left else B.shape[-1]) != n:
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: Incompatible shapes of A and B for the equation "
             f"{'AX = B' if left else 'XA = B'} ({tuple(LU.shape)} and {tuple(B.shape)})"
         )
@@ -708,10 +709,10 @@ def vander(x, *, N=None):  # noqa: N803
     if not isinstance(x, _core.ndarray):
         raise TypeError(f"{who}: x must be an ember array, got {type(x).__name__}")
     if x.ndim < 1:
-        raise RuntimeError(f"{who}: x must have at least one dimension")
+        raise _ArgErr(f"{who}: x must have at least one dimension")
     N = x.shape[-1] if N is None else operator.index(N)  # noqa: N806
     if N < 1:
-        raise RuntimeError(f"{who}: N must be greater than 1.")
+        raise _ArgErr(f"{who}: N must be greater than 1.")
     cols = [_core.ones(x.shape, dtype=x.dtype, device=x.device)]
     for _ in range(N - 1):
         cols.append(cols[-1] * x)

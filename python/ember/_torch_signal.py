@@ -21,6 +21,7 @@ from . import fft as _fft
 from ._array import asarray as _asarray
 from ._joining import concat as _concat
 from ._torch import _arr, _int
+from ._torch_errors import TorchArgumentError as _ArgErr
 from .autograd import Function
 
 __all__ = ["istft", "stft"]
@@ -131,12 +132,12 @@ def _window_n_fft(window, win_length, n_fft, like, device, who):
     else:
         w = window
         if w.ndim != 1 or w.shape[0] != win_length:
-            raise RuntimeError(
+            raise _ArgErr(
                 f"{who}: expected a 1D window tensor of size equal to win_length={win_length}, "
                 f"but got window with size {list(w.shape)}"
             )
         if w.device != device:
-            raise RuntimeError(
+            raise _ArgErr(
                 f"{who}: Expected all tensors to be on the same device, but found {w.device} and "
                 f"{device}"
             )
@@ -158,11 +159,11 @@ def _lengths(n_fft, hop_length, win_length, who):
     hop = n_fft // 4 if hop_length is None else _int(hop_length, who, "hop_length")
     win = n_fft if win_length is None else _int(win_length, who, "win_length")
     if n_fft <= 0:
-        raise RuntimeError(f"{who}: expected 0 < n_fft, but got n_fft={n_fft}")
+        raise _ArgErr(f"{who}: expected 0 < n_fft, but got n_fft={n_fft}")
     if hop <= 0:
-        raise RuntimeError(f"{who}: expected hop_length > 0, but got hop_length={hop}")
+        raise _ArgErr(f"{who}: expected hop_length > 0, but got hop_length={hop}")
     if not 0 < win <= n_fft:
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: expected 0 < win_length <= n_fft, but got win_length={win}, n_fft={n_fft}"
         )
     return n_fft, hop, win
@@ -190,31 +191,31 @@ def stft(
     cplx = x.dtype.kind == "c" or (window is not None and window.dtype.kind == "c")
     if return_complex is None:
         if not cplx:
-            raise RuntimeError(
+            raise _ArgErr(
                 "stft requires the return_complex parameter be given for real inputs, and will "
                 "further require that return_complex=True in a future PyTorch release."
             )
         return_complex = True
     if x.ndim not in (1, 2):
-        raise RuntimeError(f"{who}: expected a 1D or 2D tensor, got {x.ndim}D")
+        raise _ArgErr(f"{who}: expected a 1D or 2D tensor, got {x.ndim}D")
     if x.dtype.kind not in "fc":
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: expected a tensor of floating point or complex values, got {x.dtype.name}"
         )
     if pad_mode not in _PAD_MODES:
-        raise RuntimeError(f"{who}: pad_mode must be one of {_PAD_MODES}, got {pad_mode!r}")
+        raise _ArgErr(f"{who}: pad_mode must be one of {_PAD_MODES}, got {pad_mode!r}")
     onesided = (not cplx) if onesided is None else builtins.bool(onesided)
     if onesided and cplx:
-        raise RuntimeError(f"{who}: Cannot have onesided output if window or input is complex")
+        raise _ArgErr(f"{who}: Cannot have onesided output if window or input is complex")
     length = x.shape[-1]
     pad = n_fft // 2 if center else 0
     if center and pad_mode == "reflect" and pad >= length:
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: reflect padding size ({pad}) must be less than the input length ({length})"
         )
     padded = length + 2 * pad
     if not 0 < n_fft <= padded:
-        raise RuntimeError(f"{who}: expected 0 < n_fft <= {padded}, but got n_fft={n_fft}")
+        raise _ArgErr(f"{who}: expected 0 < n_fft <= {padded}, but got n_fft={n_fft}")
     frames = 1 + (padded - n_fft) // hop
     src = _pad_index(length, pad, pad_mode) if center else np.arange(length)
     idx = src[np.arange(frames)[:, None] * hop + np.arange(n_fft)[None, :]]  # (frames, n_fft)
@@ -287,29 +288,29 @@ def istft(
     who = "istft"
     spec = _arr(input, who)
     if spec.dtype.kind != "c":
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: requires a complex-valued input tensor matching the output from stft with "
             "return_complex=True."
         )
     n_fft, hop, win = _lengths(n_fft, hop_length, win_length, who)
     if spec.ndim not in (2, 3):
-        raise RuntimeError(f"{who}: expected a tensor with 2 or 3 dimensions, got {spec.ndim}")
+        raise _ArgErr(f"{who}: expected a tensor with 2 or 3 dimensions, got {spec.ndim}")
     n_freq, frames = spec.shape[-2], spec.shape[-1]
     if onesided is None:
         onesided = n_freq != n_fft
     if onesided:
         if n_fft // 2 + 1 != n_freq:
-            raise RuntimeError(
+            raise _ArgErr(
                 f"{who}: expected the frequency dimension (3rd to the last) of the input tensor "
                 f"to match n_fft / 2 + 1 when onesided=True, but got {n_freq}"
             )
     elif n_freq != n_fft:
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: expected the frequency dimension (3rd to the last) of the input tensor to "
             f"match n_fft when onesided=False, but got {n_freq}"
         )
     if onesided and return_complex:
-        raise RuntimeError(f"{who}: cannot have onesided output if return_complex=True")
+        raise _ArgErr(f"{who}: cannot have onesided output if return_complex=True")
     s = _core.swapaxes(spec, -1, -2)  # (..., frames, freq)
     if normalized:
         s = s * math.sqrt(n_fft)
@@ -334,7 +335,7 @@ def istft(
     end_avail = builtins.min(end, expected)
     env = env[start:end_avail]
     if env.shape[0] and builtins.float(_core.min(_core.abs(env))) < 1e-11:
-        raise RuntimeError(
+        raise _ArgErr(
             f"{who}: window overlap add min: {builtins.float(_core.min(_core.abs(env)))} "
             "(the window does not satisfy the nonzero overlap-add constraint, NOLA)"
         )

@@ -282,16 +282,12 @@ def _build_step(kind, outs, order, refs, done, leaves, scalars, red=None):
 def _run_mm(st, order, refs, vals, leaves, owner, why):
     act, src = st.plan
     j = st.outs[0]
-
-    def act_of(k):
-        return order[k].op
-
     v = _mm.compute(st.kind, j, act, src, order, refs, vals, leaves)
     if owner is not None:
         if st.kind == "mm":
             owner._note_event("fused", why, ("linear",) + ((act,) if act else ()))
         else:
-            owner._note_event("eager", "its matmul result is also used elsewhere", (act_of(j),))
+            owner._note_event("eager", "its matmul result is also used elsewhere", (order[j].op,))
     vals[j] = v
     n = order[j]
     n.value = v
