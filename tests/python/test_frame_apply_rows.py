@@ -4,6 +4,8 @@ loop. Results equal pandas' (values, dtype, index) either way."""
 
 from __future__ import annotations
 
+import math
+
 import ember.frame as fd
 import numpy as np
 import pandas as pd
@@ -73,3 +75,30 @@ def test_side_effects_happen_once_when_vectorized(device):
 
     np.testing.assert_array_equal(d.apply(g, axis=1).to_pandas().to_numpy(), [2.0, 4.0, 6.0])
     assert count == 3
+
+
+def _piecewise(v):
+    if v > 1.0:
+        return v * v
+    return -v
+
+
+def _with_math(v):
+    return math.sqrt(abs(v)) + 1
+
+
+@pytest.mark.parametrize("fn", [_piecewise, _with_math])
+def test_series_apply_compiles_scalar_python_functions(fn, device):
+    """Series.apply of a def of one number (if/else, math): compiled by ember.vectorize and run
+    on the device, as cuDF compiles it with Numba; equal to pandas' per-value calls."""
+    s = pd.Series([0.5, 2.0, 3.0, -1.0], index=[3, 4, 5, 6])
+    got = fd.Series(s, device=device).apply(fn).to_pandas()
+    pd.testing.assert_series_equal(got, s.apply(fn), check_index_type=False)
+
+
+def test_series_apply_refuses_what_cannot_compile(device):
+    def to_text(v):
+        return {"a": v}[v]
+
+    with pytest.raises(TypeError, match="vectorize"):
+        fd.Series([1.0, 2.0], device=device).apply(to_text)
