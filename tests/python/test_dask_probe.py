@@ -336,7 +336,7 @@ def test_values_and_to_dask_array_are_ember_arrays(device):
     np.testing.assert_allclose(ember.asnumpy(s), PDF[["f", "i"]].to_numpy().sum(axis=0))
 
 
-# Gaps in ember.frame that Dask reached (fixed in the 8th session; they xfail if one reopens)
+# Gaps in ember.frame that Dask reached (fixed in the 8th session)
 FRAME_GAPS = {
     "groupby_std": (
         lambda b, d: _d(b, d).groupby("g").f.std(),
@@ -359,13 +359,10 @@ FRAME_GAPS = {
 
 @pytest.mark.parametrize("case", sorted(FRAME_GAPS))
 def test_frame_gaps(case):
-    fn, reason = FRAME_GAPS[case]
+    fn, _why = FRAME_GAPS[case]
     with dask.config.set(scheduler="threads"):
         expected = fn("pandas", "cpu").compute()
-        try:
-            got = fn("ember", "cpu").compute()
-        except (KeyError, ValueError, NotImplementedError):
-            pytest.xfail(reason)
+        got = fn("ember", "cpu").compute()  # fixed: a reopened gap must fail, not xfail
     pd.testing.assert_series_equal(
         _norm(got, False), _norm(expected, False), check_dtype=False, check_index_type=False
     ) if isinstance(expected, pd.Series) else pd.testing.assert_frame_equal(
